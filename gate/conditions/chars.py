@@ -1,0 +1,13 @@
+"""chars: the subject's length in characters, compared with min / max."""
+
+from gate.conditions._bounds import within
+
+KIND = "chars"
+
+
+def compile(spec, ctx, path):
+    def chars(subject) -> bool:
+        return within(sum(len(t.text) for t in subject.turns), spec)
+
+    chars.required_keywords = None
+    return chars

@@ -1,0 +1,143 @@
+"""`gate lint`: a revision is proven before it ships.
+
+Checks, each a located Problem: the schema and references (loader), every
+pattern compiles (compiler), every rule matches its `match` examples and
+spares its `no_match` ones, the keyword prefilter never changes an example's
+outcome, every pattern leaf matches at least one of its rule's examples (so it
+is not dead), and no pattern backtracks catastrophically on adversarial input.
+"""
+
+from __future__ import annotations
+
+import time
+
+import regex
+
+from gate.compiler import compile_rule
+from gate.conditions import CompileContext
+from gate.errors import GateError, Problem
+from gate.features import Subject
+from gate.loader import load_revision, walk_conditions
+from gate.window import normalize_window
+
+PATTERN_BUDGET = 0.05  # seconds one adversarial input may take
+_ADVERSARIAL_LENGTH = 4000
+
+
+def lint_file(path: str) -> list[Problem]:
+    try:
+        revision = load_revision(path)
+        rules = [(r, compile_rule(r, revision), compile_rule(r, revision, prefilter=False)) for r in revision.rules]
+    except GateError as exc:
+        return exc.problems
+    problems = []
+    for rule, fast, exhaustive in rules:
+        problems += _example_problems(revision, rule, fast, exhaustive)
+        problems += _pattern_problems(revision, rule)
+    problems += _marker_problems(revision)
+    return problems
+
+
+def example_subjects(rule, example):
+    """The subjects a rule judges for one example, as the classifier would build them."""
+    turns = normalize_window(example if isinstance(example, list) else [example])
+    if rule.scope == "turn":
+        return [Subject((t,)) for t in turns if rule.role in ("any", t.role)]
+    chosen = tuple(t for t in turns if rule.role in ("any", t.role))
+    return [Subject(chosen)] if chosen else []
+
+
+def rule_fires_on(rule, compiled, example) -> bool:
+    return any(compiled.fires(s) for s in example_subjects(rule, example))
+
+
+def _example_problems(revision, rule, fast, exhaustive) -> list[Problem]:
+    problems = []
+    located = revision.source
+    kind = "signal" if rule.path[0] == "signals" else "rule"
+    for expected, examples in ((True, rule.examples.match), (False, rule.examples.no_match)):
+        field = "match" if expected else "no_match"
+        for i, example in enumerate(examples):
+            where = rule.path + ("examples", field, i)
+            try:
+                fired = rule_fires_on(rule, fast, example)
+                unfiltered = rule_fires_on(rule, exhaustive, example)
+            except TimeoutError:
+                problems.append(located.problem(where, f"{kind} '{rule.id}': a pattern timed out on this example"))
+                continue
+            if fired != unfiltered:
+                problems.append(located.problem(where, f"{kind} '{rule.id}': the keyword prefilter changes this "
+                                                       "example's outcome; add the missing keyword"))
+            if fired != expected:
+                verb = "does not match" if expected else "matches"
+                problems.append(located.problem(where, f"{kind} '{rule.id}': {verb} its {field} example "
+                                                       f"{_preview(example)}"))
+    return problems
+
+
+def _leaf_patterns(revision, rule):
+    """(path, compiled regex) for every pattern leaf of a rule."""
+    ctx = CompileContext(revision.vocabularies, revision.fragments, revision.source, rule_id=rule.id)
+    raw = revision.source.data["drop_rules" if rule.path[0] == "drop_rules" else "signals"][rule.path[1]]
+    for path, condition in walk_conditions(raw, rule.path):
+        kind, spec = next(iter(condition.items()))
+        if isinstance(spec, dict) and "pattern" in spec:
+            yield path + (kind,), ctx.regex(spec, path + (kind,))
+
+
+def _pattern_problems(revision, rule) -> list[Problem]:
+    problems = []
+    kind = "signal" if rule.path[0] == "signals" else "rule"
+    texts = [Subject(normalize_window(e if isinstance(e, list) else [e])).text
+             for e in rule.examples.match + rule.examples.no_match]
+    for path, pattern in _leaf_patterns(revision, rule):
+        slow = _slowest_adversarial(pattern)
+        if slow is not None:
+            problems.append(revision.source.problem(path, f"{kind} '{rule.id}': pattern backtracks catastrophically "
+                                                          f"({slow}); rewrite it without nested quantifiers"))
+            continue
+        if not any(pattern.search(text, timeout=PATTERN_BUDGET) for text in texts):
+            problems.append(revision.source.problem(path, f"{kind} '{rule.id}': this pattern matches none of the "
+                                                          "rule's examples; it may never match (add an example)"))
+    return problems
+
+
+def _marker_problems(revision) -> list[Problem]:
+    problems = []
+    for index, marker in enumerate(revision.noise_markers):
+        slow = _slowest_adversarial(regex.compile(marker.pattern, regex.IGNORECASE | regex.MULTILINE))
+        if slow is not None:
+            problems.append(revision.source.problem(("noise_markers", index, "pattern"),
+                                                    f"noise marker '{marker.id}': pattern backtracks catastrophically ({slow})"))
+    return problems
+
+
+def adversarial_inputs(pattern_text: str):
+    """Long runs of the characters a pattern cares about, ending in a mismatch:
+    the inputs on which nested quantifiers explode."""
+    literals = {c for c in pattern_text if c.isalnum() or c in " -_./:=,@"}
+    alphabet = sorted(literals | {"a", "0", " ", "\n", "."})[:24]
+    for c in alphabet:
+        yield c * _ADVERSARIAL_LENGTH + "\x00!"
+    for a in alphabet[:10]:
+        for b in alphabet[:10]:
+            if a != b:
+                yield (a + b) * (_ADVERSARIAL_LENGTH // 2) + "\x00!"
+
+
+def _slowest_adversarial(pattern) -> str | None:
+    for text in adversarial_inputs(pattern.pattern):
+        started = time.perf_counter()
+        try:
+            pattern.search(text, timeout=PATTERN_BUDGET)
+        except TimeoutError:
+            return f"over {PATTERN_BUDGET * 1000:.0f} ms on {_preview(text)}"
+        if time.perf_counter() - started > PATTERN_BUDGET:
+            return f"{(time.perf_counter() - started) * 1000:.0f} ms on {_preview(text)}"
+    return None
+
+
+def _preview(example) -> str:
+    text = example if isinstance(example, str) else repr(example)
+    text = text.replace("\n", "\\n")
+    return repr(text[:40] + ("…" if len(text) > 40 else ""))

@@ -1,0 +1,97 @@
+"""Policy ids: a revision's name plus a hash of what it does.
+
+Documentation (descriptions, examples, metadata) and formatting do not change
+the id; any change of behaviour (a pattern, a weight, a level, the instructions
+text) does. Every decision, report and stored memory carries the id, so a
+memory traces back to the exact rules that admitted it.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import subprocess
+
+_DOC_KEYS = ("description", "examples", "metadata")
+
+
+def canonical_content(data: dict) -> dict:
+    """The behaviour-bearing part of a parsed rules file."""
+    content = copy.deepcopy(data)
+    for key in ("description", "metadata"):
+        content.pop(key, None)
+    for list_name in ("drop_rules", "signals", "noise_markers"):
+        for item in content.get(list_name, ()):
+            for key in _DOC_KEYS:
+                item.pop(key, None)
+    for table in ("vocabularies", "fragments"):
+        for entry in content.get(table, {}).values():
+            entry.pop("description", None)
+    return content
+
+
+def content_hash(canonical: dict) -> str:
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def policy_id(revision: str, canonical: dict) -> str:
+    return f"{revision}+{content_hash(canonical)}"
+
+
+def find_policy(policy: str, rules_dir: str = "rules") -> list[str]:
+    """Every rules file with this policy id: in `rules_dir`, then in its git history.
+
+    Returns places as paths or `REV:path`; files that do not load are skipped,
+    since an unloadable file cannot have produced a decision.
+    """
+    from gate.errors import GateError
+    from gate.loader import load_revision
+
+    found = []
+    if os.path.isdir(rules_dir):
+        for name in sorted(os.listdir(rules_dir)):
+            if name.endswith((".yaml", ".yml")):
+                path = os.path.join(rules_dir, name)
+                try:
+                    if load_revision(path).policy == policy:
+                        found.append(path)
+                except GateError:
+                    continue
+    for rev, path, text in _git_history(rules_dir):
+        try:
+            if load_revision(path, text=text, display_name=f"{rev}:{path}").policy == policy:
+                found.append(f"{rev[:12]}:{path}")
+        except GateError:
+            continue
+    return found
+
+
+def _git_history(rules_dir: str):
+    """(commit, path, text) for every version of every rules file git knows."""
+    def git(*args) -> str | None:
+        try:
+            result = subprocess.run(["git", *args], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return result.stdout if result.returncode == 0 else None
+
+    top = git("rev-parse", "--show-toplevel")
+    if top is None:
+        return
+    prefix = os.path.relpath(os.path.abspath(rules_dir), top.strip())
+    log = git("log", "--format=%H", "--", prefix)
+    seen_blobs = set()
+    for commit in (log or "").split():
+        listing = git("ls-tree", "-r", commit, "--", prefix) or ""
+        for line in listing.splitlines():
+            meta, _, path = line.partition("\t")
+            blob = meta.split()[2]
+            if not path.endswith((".yaml", ".yml")) or blob in seen_blobs:
+                continue
+            seen_blobs.add(blob)
+            text = git("cat-file", "blob", blob)
+            if text is not None:
+                yield commit, path, text

@@ -43,7 +43,7 @@ class Classifier:
         level = level or self.default_level
         try:
             if level not in self._by_level:
-                return self._decision("skip", level, rule=None, trace=(f"unknown level {level!r}",),
+                return self._decision("skip", _utf8(str(level)), rule=None, trace=(f"unknown level {level!r}",),
                                       error=f"unknown level {level!r}; levels are {', '.join(self.levels)}")
             return self._classify(window, level, recent_shapes)
         except RuleTimeout as timeout:
@@ -52,7 +52,7 @@ class Classifier:
                                   error=f"timeout in rule '{timeout.rule_id}'")
         except Exception as exc:  # the classifier never raises: a hook must never break a session
             return self._decision("skip", level, rule=None, trace=(f"internal error: {type(exc).__name__}",),
-                                  error=f"internal error: {type(exc).__name__}: {exc}"[:300])
+                                  error=_utf8(f"internal error: {type(exc).__name__}: {exc}"[:300]))
 
     def _decision(self, action, level, *, rule, trace, type_=None, payload=(), shape="", scores=None, error=None):
         return Decision(action=action, type=type_, rule=rule, trace=tuple(trace), payload=tuple(payload),
@@ -70,7 +70,7 @@ class Classifier:
         trace = []
         stripped = {}
         for turn in turns:
-            subject = Subject((turn,), recent) if len(turns) > 1 else whole
+            subject = Subject((turn,), recent, window=whole) if len(turns) > 1 else whole
             for rule in turn_rules:
                 if rule.role != "any" and rule.role != turn.role:
                     continue
@@ -83,7 +83,7 @@ class Classifier:
             first = stripped[turns[0].index]
             return self._decision("drop", level, rule=first, trace=trace + ["every turn is noise"], shape=shape)
 
-        subjects = _RoleSubjects(whole if not stripped else Subject(kept, recent), recent)
+        subjects = _RoleSubjects(whole if not stripped else Subject(kept, recent, window=whole), recent, whole)
         for rule in window_rules:
             subject = subjects[rule.role]
             if subject.turns and _fires(rule, subject):
@@ -116,6 +116,11 @@ class Classifier:
         return self._decision("skip", level, rule=None, trace=trace, payload=payload, shape=shape, scores=scores)
 
 
+def _utf8(text: str) -> str:
+    """Text from the input, safe to write as UTF-8 (a lone surrogate becomes '?')."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def _fires(rule, subject) -> bool:
     try:
         return rule.fires(subject)
@@ -126,10 +131,10 @@ def _fires(rule, subject) -> bool:
 class _RoleSubjects:
     """The kept turns as one subject per role scope, built on first use."""
 
-    __slots__ = ("any", "recent", "_cache")
+    __slots__ = ("any", "recent", "whole", "_cache")
 
-    def __init__(self, kept: Subject, recent):
-        self.any, self.recent, self._cache = kept, recent, {}
+    def __init__(self, kept: Subject, recent, whole: Subject):
+        self.any, self.recent, self.whole, self._cache = kept, recent, whole, {}
 
     def __getitem__(self, role: str) -> Subject:
         if role == "any":
@@ -137,6 +142,6 @@ class _RoleSubjects:
         subject = self._cache.get(role)
         if subject is None:
             turns = tuple(t for t in self.any.turns if t.role == role)
-            subject = self.any if len(turns) == len(self.any.turns) else Subject(turns, self.recent)
+            subject = self.any if len(turns) == len(self.any.turns) else Subject(turns, self.recent, window=self.whole)
             self._cache[role] = subject
         return subject

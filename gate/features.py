@@ -41,12 +41,13 @@ def window_shape(turn_shapes) -> str:
 class Subject:
     """The turns a condition judges, with lazily computed, cached features."""
 
-    __slots__ = ("turns", "recent_shapes", "_text", "_lower", "_lines", "_prose_words", "_structure",
+    __slots__ = ("turns", "recent_shapes", "window", "_text", "_lower", "_lines", "_prose_words", "_structure",
                  "_turn_shapes", "_line_shapes", "_window_shape")
 
-    def __init__(self, turns, recent_shapes=frozenset()):
+    def __init__(self, turns, recent_shapes=frozenset(), window=None):
         self.turns = turns
         self.recent_shapes = recent_shapes
+        self.window = window  # for a one-turn subject: the whole window it sits in
         self._text = self._lower = self._lines = self._prose_words = self._structure = None
         self._turn_shapes = self._line_shapes = self._window_shape = None
 

@@ -20,7 +20,7 @@ from gate.features import Subject
 from gate.loader import load_revision, walk_conditions
 from gate.window import normalize_window
 
-PATTERN_BUDGET = 0.05  # seconds one adversarial input may take
+PATTERN_BUDGET = 0.1  # seconds one adversarial input may take (4,000 characters)
 _ADVERSARIAL_LENGTH = 4000
 
 
@@ -38,13 +38,36 @@ def lint_file(path: str) -> list[Problem]:
     return problems
 
 
+def example_window(example) -> tuple[tuple, frozenset]:
+    """An example's turns and the shapes of its `recent` windows."""
+    recent = ()
+    if isinstance(example, dict) and "window" in example:
+        recent = tuple(Subject(_turns(w)).window_shape for w in example.get("recent", ()))
+        example = example["window"]
+    return _turns(example), frozenset(recent)
+
+
+def _turns(window) -> tuple:
+    window = window if isinstance(window, list) else [window]
+    return normalize_window([_repeated(turn) for turn in window])
+
+
+def _repeated(turn):
+    """A turn with `repeat: N` has its content N times, one per line (examples about size)."""
+    if not (isinstance(turn, dict) and "repeat" in turn):
+        return turn
+    rest = {k: v for k, v in turn.items() if k != "repeat"}
+    return {**rest, "content": "\n".join([str(turn["content"])] * turn["repeat"])}
+
+
 def example_subjects(rule, example):
     """The subjects a rule judges for one example, as the classifier would build them."""
-    turns = normalize_window(example if isinstance(example, list) else [example])
+    turns, recent = example_window(example)
+    whole = Subject(turns, recent)
     if rule.scope == "turn":
-        return [Subject((t,)) for t in turns if rule.role in ("any", t.role)]
+        return [Subject((t,), recent, window=whole) for t in turns if rule.role in ("any", t.role)]
     chosen = tuple(t for t in turns if rule.role in ("any", t.role))
-    return [Subject(chosen)] if chosen else []
+    return [Subject(chosen, recent, window=whole)] if chosen else []
 
 
 def rule_fires_on(rule, compiled, example) -> bool:
@@ -88,8 +111,7 @@ def _leaf_patterns(revision, rule):
 def _pattern_problems(revision, rule) -> list[Problem]:
     problems = []
     kind = "signal" if rule.path[0] == "signals" else "rule"
-    texts = [Subject(normalize_window(e if isinstance(e, list) else [e])).text
-             for e in rule.examples.match + rule.examples.no_match]
+    texts = [Subject(example_window(e)[0]).text for e in rule.examples.match + rule.examples.no_match]
     for path, pattern in _leaf_patterns(revision, rule):
         slow = _slowest_adversarial(pattern)
         if slow is not None:
@@ -126,15 +148,28 @@ def adversarial_inputs(pattern_text: str):
 
 
 def _slowest_adversarial(pattern) -> str | None:
+    """The first adversarial input the pattern cannot finish within budget.
+
+    A slow run is retried, and only the best of three counts, so a busy machine
+    does not fail a linear pattern; a catastrophic one is slow every time.
+    """
     for text in adversarial_inputs(pattern.pattern):
-        started = time.perf_counter()
-        try:
-            pattern.search(text, timeout=PATTERN_BUDGET)
-        except TimeoutError:
-            return f"over {PATTERN_BUDGET * 1000:.0f} ms on {_preview(text)}"
-        if time.perf_counter() - started > PATTERN_BUDGET:
-            return f"{(time.perf_counter() - started) * 1000:.0f} ms on {_preview(text)}"
+        best = _timed_search(pattern, text)
+        if best > PATTERN_BUDGET:
+            best = min(best, _timed_search(pattern, text), _timed_search(pattern, text))
+        if best > PATTERN_BUDGET:
+            shown = "over" if best == float("inf") else f"{best * 1000:.0f} ms,"
+            return f"{shown} {PATTERN_BUDGET * 1000:.0f} ms budget on {_preview(text)}"
     return None
+
+
+def _timed_search(pattern, text) -> float:
+    started = time.perf_counter()
+    try:
+        pattern.search(text, timeout=PATTERN_BUDGET * 4)
+    except TimeoutError:
+        return float("inf")
+    return time.perf_counter() - started
 
 
 def _preview(example) -> str:

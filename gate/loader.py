@@ -5,7 +5,7 @@ from __future__ import annotations
 from gate import SUPPORTED_SCHEMA_VERSIONS
 from gate.errors import GateError, Problem
 from gate.model import ALL_TYPES_KEY, DropRule, Examples, NoiseMarker, Revision, Signal
-from gate.patterns import ReferenceError_, expand, expand_keywords, references
+from gate.patterns import ReferenceError_, alternation, expand, expand_keywords, references
 from gate.policy import canonical_content, policy_id
 from gate.yamlsource import Located, parse_yaml, read_yaml
 
@@ -15,7 +15,10 @@ RULE_LISTS = ("drop_rules", "signals")
 def load_revision(path: str, text: str | None = None, display_name: str | None = None) -> Revision:
     """Read, validate and model one rules revision. Raises GateError."""
     name = display_name or path
-    located = parse_yaml(text, name) if text is not None else read_yaml(path, name)
+    if text is not None:
+        located = parse_yaml(text, name, describe_path)
+    else:
+        located = read_yaml(path, name, describe_path)
     return build_revision(located, name)
 
 
@@ -57,7 +60,11 @@ def describe_path(data: dict, path) -> str | None:
         kind = "rule" if path[0] == "drop_rules" else "signal"
         return f"{kind} '{rule_id}'" if rule_id else f"{kind} #{path[1] + 1}"
     if len(path) >= 2 and path[0] == "noise_markers" and isinstance(path[1], int):
-        return f"noise marker #{path[1] + 1}"
+        try:
+            marker_id = data["noise_markers"][path[1]].get("id")
+        except (IndexError, AttributeError, TypeError):
+            marker_id = None
+        return f"noise marker '{marker_id}'" if marker_id else f"noise marker #{path[1] + 1}"
     return None
 
 
@@ -82,7 +89,7 @@ def _semantic_problems(located: Located) -> list[Problem]:
             report(("flag", "thresholds", level), f"'{level}' is not a level; levels are {level_list}", at_key=True)
 
     vocabularies = {k: v["terms"] for k, v in data["vocabularies"].items()}
-    fragments = {k: v["pattern"] for k, v in data["fragments"].items()}
+    fragments = {k: alternation(v["pattern"]) for k, v in data["fragments"].items()}
     for name in vocabularies.keys() & fragments.keys():
         report(("fragments", name), f"'{name}' is both a vocabulary and a fragment; names must be unique", at_key=True)
     for name, text in fragments.items():
@@ -112,7 +119,7 @@ def _semantic_problems(located: Located) -> list[Problem]:
         if marker["id"] in seen_markers:
             report(("noise_markers", index, "id"), f"duplicate noise marker id '{marker['id']}'")
         seen_markers.add(marker["id"])
-        _check_references(marker["pattern"], ("noise_markers", index, "pattern"), vocabularies, fragments, report)
+        _check_marker_pattern(marker["pattern"], ("noise_markers", index, "pattern"), vocabularies, fragments, report)
     return problems
 
 
@@ -154,6 +161,18 @@ def _check_condition(condition, path, vocabularies, fragments, report) -> None:
                 report(path + (kind, count), f"structure {count}: min is greater than max")
 
 
+def _check_marker_pattern(text, path, vocabularies, fragments, report) -> None:
+    """Markers are not compiled with the rules, so the loader checks they compile."""
+    import regex
+
+    try:
+        regex.compile(expand(text, vocabularies, fragments), regex.IGNORECASE | regex.MULTILINE)
+    except ReferenceError_ as exc:
+        report(path, str(exc))
+    except regex.error as exc:
+        report(path, f"pattern does not compile: {exc}")
+
+
 def _check_references(text, path, vocabularies, fragments, report) -> None:
     if not references(text):
         return
@@ -170,7 +189,7 @@ def _examples(raw: dict) -> Examples:
 def _model(located: Located, name: str) -> Revision:
     data = located.data
     vocabularies = {k: tuple(v["terms"]) for k, v in data["vocabularies"].items()}
-    fragments = {k: v["pattern"] for k, v in data["fragments"].items()}
+    fragments = {k: alternation(v["pattern"]) for k, v in data["fragments"].items()}
     drop_rules = tuple(
         DropRule(id=r["id"], description=r["description"], scope=r["scope"], role=r["role"],
                  min_level=r["min_level"], mandatory=bool(r.get("mandatory", False)), when=r["when"],

@@ -17,6 +17,13 @@ class ReferenceError_(ValueError):
     """An undefined or cyclic `{{name}}` reference."""
 
 
+def alternation(pattern) -> str:
+    """A pattern given as a list of alternatives, as one regex."""
+    if isinstance(pattern, str):
+        return pattern
+    return pattern[0] if len(pattern) == 1 else "|".join(f"(?:{p})" for p in pattern)
+
+
 def references(text: str) -> list[str]:
     return REFERENCE.findall(text)
 

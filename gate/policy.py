@@ -71,27 +71,39 @@ def find_policy(policy: str, rules_dir: str = "rules") -> list[str]:
 
 def _git_history(rules_dir: str):
     """(commit, path, text) for every version of every rules file git knows."""
-    def git(*args) -> str | None:
+    where = os.path.realpath(rules_dir)
+    # Ask the repository that holds rules_dir, not the one around the current
+    # directory; the directory may be gone from the work tree, so start from
+    # its nearest existing parent. Every later command runs at the top level,
+    # where the pathspec and the listed paths are relative to the repository.
+    anchor = where
+    while not os.path.isdir(anchor) and os.path.dirname(anchor) != anchor:
+        anchor = os.path.dirname(anchor)
+
+    def git(*args, cwd) -> str | None:
         try:
-            result = subprocess.run(["git", *args], capture_output=True, text=True, timeout=60)
+            result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
         except (OSError, subprocess.TimeoutExpired):
             return None
         return result.stdout if result.returncode == 0 else None
 
-    top = git("rev-parse", "--show-toplevel")
+    top = git("rev-parse", "--show-toplevel", cwd=anchor)
     if top is None:
         return
-    prefix = os.path.relpath(os.path.abspath(rules_dir), top.strip())
-    log = git("log", "--format=%H", "--", prefix)
+    top = top.strip()
+    prefix = os.path.relpath(where, top)
+    if prefix == ".." or prefix.startswith(".." + os.sep):
+        return
+    log = git("log", "--format=%H", "--", prefix, cwd=top)
     seen_blobs = set()
     for commit in (log or "").split():
-        listing = git("ls-tree", "-r", commit, "--", prefix) or ""
+        listing = git("ls-tree", "-r", commit, "--", prefix, cwd=top) or ""
         for line in listing.splitlines():
             meta, _, path = line.partition("\t")
             blob = meta.split()[2]
             if not path.endswith((".yaml", ".yml")) or blob in seen_blobs:
                 continue
             seen_blobs.add(blob)
-            text = git("cat-file", "blob", blob)
+            text = git("cat-file", "blob", blob, cwd=top)
             if text is not None:
                 yield commit, path, text

@@ -2,6 +2,8 @@
 
 `unit: turn` compares whole turns, `unit: line` compares lines; `min` is how
 many times one shape must occur, `min_share` how much of the subject it covers.
+In a turn rule with `unit: turn`, the turn's own shape is counted across its
+window: the third near-identical frame is stripped, the fact beside it is not.
 """
 
 from collections import Counter
@@ -13,6 +15,10 @@ def compile(spec, ctx, path):
     unit, least, share = spec["unit"], spec["min"], spec.get("min_share", 0.0)
 
     def repeated_shape(subject) -> bool:
+        if unit == "turn" and subject.window is not None and len(subject.turns) == 1:
+            own = subject.turn_shapes[0]
+            shapes = subject.window.turn_shapes
+            return bool(own) and shapes.count(own) >= least and shapes.count(own) / len(shapes) >= share
         shapes = subject.turn_shapes if unit == "turn" else subject.line_shapes
         if len(shapes) < least:
             return False

@@ -99,26 +99,28 @@ def _example_problems(revision, rule, fast, exhaustive) -> list[Problem]:
 
 
 def _leaf_patterns(revision, rule):
-    """(path, compiled regex) for every pattern leaf of a rule."""
+    """(path, compiled regex, must match an example) for every pattern of a rule."""
     ctx = CompileContext(revision.vocabularies, revision.fragments, revision.source, rule_id=rule.id)
     raw = revision.source.data["drop_rules" if rule.path[0] == "drop_rules" else "signals"][rule.path[1]]
     for path, condition in walk_conditions(raw, rule.path):
         kind, spec = next(iter(condition.items()))
         if isinstance(spec, dict) and "pattern" in spec:
-            yield path + (kind,), ctx.regex(spec, path + (kind,))
+            yield path + (kind,), ctx.regex(spec, path + (kind,)), True
+        if isinstance(spec, dict) and "ignore" in spec:  # line_share's lead-in lines run on the same input
+            yield path + (kind, "ignore"), ctx.regex({"pattern": spec["ignore"]}, path + (kind, "ignore")), False
 
 
 def _pattern_problems(revision, rule) -> list[Problem]:
     problems = []
     kind = "signal" if rule.path[0] == "signals" else "rule"
     texts = [Subject(example_window(e)[0]).text for e in rule.examples.match + rule.examples.no_match]
-    for path, pattern in _leaf_patterns(revision, rule):
+    for path, pattern, must_match in _leaf_patterns(revision, rule):
         slow = _slowest_adversarial(pattern)
         if slow is not None:
             problems.append(revision.source.problem(path, f"{kind} '{rule.id}': pattern backtracks catastrophically "
                                                           f"({slow}); rewrite it without nested quantifiers"))
             continue
-        if not any(pattern.search(text, timeout=PATTERN_BUDGET) for text in texts):
+        if must_match and not any(pattern.search(text, timeout=PATTERN_BUDGET) for text in texts):
             problems.append(revision.source.problem(path, f"{kind} '{rule.id}': this pattern matches none of the "
                                                           "rule's examples; it may never match (add an example)"))
     return problems

@@ -6,34 +6,48 @@ import json
 from collections import deque
 
 
+# RecursionError: a line nested deeper than the JSON parser goes is bad input too.
+_NOT_JSON = (ValueError, RecursionError)
+
+
 def classify_stream(classifier, lines, out, *, level=None, track_shapes: int = 0, source: str = "-") -> int:
     """Classify each window; returns how many inputs could not be parsed.
 
     Input is JSON Lines; when the first non-blank line is not complete JSON,
-    the whole input is read as one (pretty-printed) JSON window.
+    the whole input is read as one (pretty-printed) JSON window, and if it is
+    not that either, as JSON Lines whose first line is bad.
     """
     recent = deque(maxlen=track_shapes) if track_shapes else None
-    bad = 0
-    first = True
-    for number, line in enumerate(lines, 1):
+    numbered = enumerate(lines, 1)
+    for number, line in numbered:
         if not line.strip():
             continue
         try:
             item = json.loads(line)
-        except ValueError as exc:
-            if first:
-                rest = line + "".join(lines)
-                try:
-                    item = json.loads(rest)
-                except ValueError as whole_exc:
-                    _error(out, source, number, whole_exc)
-                    return bad + 1
-                _emit(classifier, item, out, level, recent)
-                return bad
+        except _NOT_JSON:
+            rest = [line, *(text for _, text in numbered)]
+            try:
+                item = json.loads("".join(rest))
+            except _NOT_JSON:
+                return _each_line(classifier, enumerate(rest, number), out, level, recent, source)
+            _emit(classifier, item, out, level, recent)
+            return 0
+        _emit(classifier, item, out, level, recent)
+        return _each_line(classifier, numbered, out, level, recent, source)
+    return 0
+
+
+def _each_line(classifier, numbered, out, level, recent, source) -> int:
+    bad = 0
+    for number, line in numbered:
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except _NOT_JSON as exc:
             _error(out, source, number, exc)
             bad += 1
             continue
-        first = False
         _emit(classifier, item, out, level, recent)
     return bad
 

@@ -1,0 +1,132 @@
+"""Small helpers for the engine tests: build a revision in memory or in tmp_path.
+
+A test states only the rules it is about; `revision_doc` supplies a valid
+revision around them (levels, thresholds, categories, instructions...).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from gate.compiler import compile_revision
+from gate.loader import load_revision
+
+DATA = Path(__file__).parent / "data"
+MINI = DATA / "mini.yaml"
+GATE = shutil.which("gate") or "gate"  # the console script, as an editor hook runs it
+
+LEVELS = ["conservative", "balanced", "aggressive"]
+THRESHOLDS = {"conservative": 5, "balanced": 3, "aggressive": 2}
+CATEGORIES = {
+    "preference": "a standing preference of the developer",
+    "decision": "a decision the team made",
+    "convention": "a convention of the project",
+    "insight": "a root cause or a lesson",
+    "runbook": "a procedure that works",
+}
+
+
+def drop_rule(id, when, *, scope="window", role="any", min_level="conservative", mandatory=None,
+              unless=None, match=("x",), no_match=("y",)) -> dict:
+    rule = {"id": id, "description": f"test rule {id}", "scope": scope, "role": role,
+            "min_level": min_level, "when": when,
+            "examples": {"match": list(match), "no_match": list(no_match)}}
+    if mandatory is not None:
+        rule["mandatory"] = mandatory
+    if unless is not None:
+        rule["unless"] = unless
+    return rule
+
+
+def signal(id, when, weights, *, role="any", min_level="conservative", unless=None,
+           match=("x",), no_match=("y",)) -> dict:
+    rule = {"id": id, "description": f"test signal {id}", "role": role, "min_level": min_level,
+            "weights": dict(weights), "when": when,
+            "examples": {"match": list(match), "no_match": list(no_match)}}
+    if unless is not None:
+        rule["unless"] = unless
+    return rule
+
+
+def match(pattern, **extra) -> dict:
+    return {"match": {"pattern": pattern, **extra}}
+
+
+def revision_doc(drop_rules=(), signals=(), **top) -> dict:
+    doc = {
+        "schema_version": 1,
+        "revision": "t1",
+        "description": "engine test revision",
+        "levels": list(LEVELS),
+        "default_level": "balanced",
+        "vocabularies": {"hb_terms": {"description": "heartbeat words", "terms": ["epoch", "eta", "loss", "it/s"]}},
+        "fragments": {"num": {"description": "a number", "pattern": r"\d+(?:\.\d+)?"}},
+        "drop_rules": list(drop_rules),
+        "signals": list(signals),
+        "flag": {"thresholds": dict(THRESHOLDS)},
+        "categories": dict(CATEGORIES),
+        "instructions": "Store only durable facts.",
+        "noise_markers": [{"id": "epoch", "description": "epoch lines", "pattern": r"\bepoch\b"}],
+        "thresholds": {"hard_drop_recall": 0.95, "extract_recall": 0.8},
+    }
+    doc.update(top)
+    return doc
+
+
+def dump(doc: dict) -> str:
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def write_rules(directory: Path, doc, name: str = "rules.yaml") -> Path:
+    """Write a revision (a dict, or YAML text as is) and return its path."""
+    path = Path(directory) / name
+    path.write_text(doc if isinstance(doc, str) else dump(doc), encoding="utf-8")
+    return path
+
+
+def classifier(doc, **options):
+    """A compiled classifier for a revision dict (or YAML text), without touching disk."""
+    text = doc if isinstance(doc, str) else dump(doc)
+    return _compiled(text, tuple(sorted(options.items())))
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(text: str, options: tuple):
+    # Classifiers are pure, so many tests compiling the same rules may share one.
+    return compile_revision(load_revision("test.yaml", text=text), **dict(options))
+
+
+def user(text) -> dict:
+    return {"role": "user", "content": text}
+
+
+def assistant(text) -> dict:
+    return {"role": "assistant", "content": text}
+
+
+def contents(decision) -> list:
+    """The text of every turn the decision would send."""
+    return [turn["content"] for turn in decision.payload]
+
+
+def run_gate(*args, stdin=None, cwd=None, env=None, timeout=60) -> subprocess.CompletedProcess:
+    """Run the installed CLI as an editor hook would: a separate process, bytes in and out."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+    return subprocess.run([GATE, *map(str, args)], input=data, cwd=cwd,
+                          env=full_env, capture_output=True, timeout=timeout)
+
+
+def line_col(text: str, needle: str) -> tuple[int, int]:
+    """1-based line and column of the first occurrence of `needle` in `text`."""
+    offset = text.index(needle)
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, column

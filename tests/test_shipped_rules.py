@@ -1,0 +1,93 @@
+"""The revisions in rules/ as shipped: they lint clean, and the properties the
+product promises hold at every level (mandatory rules, mixed windows, repeats)."""
+
+import glob
+import os
+
+import pytest
+
+from gate.compiler import compile_revision
+from gate.lint import lint_file
+from gate.loader import load_revision
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REVISIONS = sorted(glob.glob(os.path.join(ROOT, "rules", "*.yaml")))
+
+
+@pytest.fixture(scope="module", params=REVISIONS, ids=os.path.basename)
+def shipped(request):
+    revision = load_revision(request.param)
+    return revision, compile_revision(revision)
+
+
+def test_there_are_revisions_to_ship():
+    assert len(REVISIONS) >= 1
+
+
+@pytest.mark.parametrize("path", REVISIONS, ids=os.path.basename)
+def test_every_shipped_revision_lints_clean(path):
+    assert [str(p) for p in lint_file(path)] == []
+
+
+def test_mandatory_rules_cover_secrets_and_repo_files(shipped):
+    revision, _ = shipped
+    mandatory = {r.id for r in revision.drop_rules if r.mandatory}
+    assert {"secret", "repo-file-paste"} <= mandatory
+
+
+SECRET_IN_A_DURABLE_STATEMENT = [{
+    "role": "user",
+    "content": "From now on we always deploy with the release bot; its token is "
+               "ghp_R8fj2KLmQw0pXz7TYu5vBnC3dE9sA1gH4iJk so put it in the workflow.",
+}]
+PASTED_AGENTS_MD = [{
+    "role": "user",
+    "content": "# AGENTS.md\n\n## Style\n- We always use pnpm\n- Never edit generated files\n"
+               "- Prefer small PRs\n\n## Testing\n- Run `make test` before every push\n",
+}]
+
+
+@pytest.mark.parametrize("window", [SECRET_IN_A_DURABLE_STATEMENT, PASTED_AGENTS_MD], ids=["secret", "repo-file"])
+def test_mandatory_rules_drop_at_every_level(shipped, window):
+    revision, classifier = shipped
+    for level in revision.levels:
+        decision = classifier.classify(window, level=level)
+        assert decision.action == "drop", (level, decision.trace)
+        assert decision.rule in {"secret", "repo-file-paste"}
+
+
+def test_mixed_window_keeps_the_fact_and_strips_the_progress(shipped):
+    _, classifier = shipped
+    fact = ("The nightly export reads the replica, not the primary, so a schema change only "
+            "shows up in the export after replication catches up; never run the export right after a migration.")
+    window = [
+        {"role": "assistant", "content": "Epoch 4/20 | step 1600/8000 | loss 0.612 | 3.1 it/s | ETA 41:10"},
+        {"role": "user", "content": fact},
+        {"role": "assistant", "content": "Epoch 5/20 | step 2000/8000 | loss 0.598 | 3.1 it/s | ETA 39:02"},
+    ]
+    decision = classifier.classify(window)
+    assert decision.action == "flag", decision.trace
+    assert [turn["content"] for turn in decision.payload] == [fact]
+
+
+def test_recent_shape_drops_the_next_frame_of_the_same_status(shipped):
+    _, classifier = shipped
+    first = [{"role": "assistant", "content": "Nightly sync: copied 12 buckets, 3 remaining, next check in 5 min"}]
+    second = [{"role": "assistant", "content": "Nightly sync: copied 14 buckets, 1 remaining, next check in 2 min"}]
+    seen = classifier.classify(first).shape
+    assert classifier.classify(second, recent_shapes=[seen]).action == "drop"
+    assert classifier.classify(second).rule != "recent-shape"
+
+
+def test_heartbeats_with_other_numbers_and_tools_are_dropped(shipped):
+    _, classifier = shipped
+    frames = [
+        "Epoch 12/50 - loss: 0.3311 - val_loss: 0.4025 - ETA: 1:02:11",
+        "[train] step 48000/120000 lr=1.2e-4 loss=1.874 tok/s=18234",
+        "Validating:  64%|██████▍   | 640/1000 [00:41<00:23, 15.52it/s]",
+        "Processed 3,400 of 12,000 documents (28%)",
+        "[ingest] pid 77120 elapsed 01:02:33 docs=88211",
+    ]
+    for frame in frames:
+        decision = classifier.classify([{"role": "assistant", "content": frame}])
+        assert decision.action == "drop", (frame, decision.trace)

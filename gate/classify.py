@@ -61,7 +61,8 @@ class Classifier:
     def _classify(self, window, level: str, recent_shapes) -> Decision:
         turn_rules, window_rules, signals = self._by_level[level]
         turns = normalize_window(window)
-        recent = frozenset(recent_shapes) if recent_shapes else frozenset()
+        # Shapes are strings; anything else a caller passes cannot match and is ignored.
+        recent = frozenset(s for s in recent_shapes if isinstance(s, str)) if recent_shapes else frozenset()
         whole = Subject(turns, recent)
         shape = whole.window_shape
         if not turns:

@@ -83,6 +83,11 @@ def classify(rules_path, level, track_shapes, no_cache, source) -> None:
         fail(exc)
     if level is not None and level not in classifier.levels:
         raise click.BadParameter(f"must be one of {', '.join(classifier.levels)}", param_hint="--level")
+    # Hooks speak UTF-8 whatever the locale. Bytes that are not UTF-8 come in as
+    # lone surrogates (the classifier cleans them), and nothing can break a write.
+    for std, errors in ((sys.stdin, "surrogateescape"), (sys.stdout, "replace")):
+        if hasattr(std, "reconfigure"):
+            std.reconfigure(encoding="utf-8", errors=errors)
     stream = sys.stdin if source == "-" else open(source, encoding="utf-8", errors="surrogateescape")
     with stream:
         bad = classify_stream(classifier, stream, sys.stdout, level=level, track_shapes=track_shapes,
@@ -128,8 +133,7 @@ def _register_optional_commands() -> None:
     from gate.cli_eval import diff, eval_, fixtures
 
     for command in (eval_, diff, fixtures):
-        if command is not None:  # TODO(lead): drop once eval/diff land
-            main.add_command(command)
+        main.add_command(command)
     try:
         from gate.platform.commands import apply, emulator, rescore
     except ImportError:  # the platform package is optional at import time only while it is built

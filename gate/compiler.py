@@ -40,7 +40,8 @@ class CompiledRule:
 
 def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEFAULT_TIMEOUT) -> CompiledRule:
     ctx = CompileContext(revision.vocabularies, revision.fragments, revision.source,
-                         rule_id=rule.id, prefilter=prefilter, timeout=timeout)
+                         rule_id=rule.id, rule_kind="signal" if isinstance(rule, Signal) else "rule",
+                         prefilter=prefilter, timeout=timeout)
     when = compile_condition(rule.when, ctx, rule.path + ("when",))
     unless = tuple(compile_condition(c, ctx, rule.path + ("unless", i)) for i, c in enumerate(rule.unless))
     is_signal = isinstance(rule, Signal)

@@ -100,7 +100,8 @@ def _example_problems(revision, rule, fast, exhaustive) -> list[Problem]:
 
 def _leaf_patterns(revision, rule):
     """(path, compiled regex, must match an example) for every pattern of a rule."""
-    ctx = CompileContext(revision.vocabularies, revision.fragments, revision.source, rule_id=rule.id)
+    kind = "signal" if rule.path[0] == "signals" else "rule"
+    ctx = CompileContext(revision.vocabularies, revision.fragments, revision.source, rule_id=rule.id, rule_kind=kind)
     raw = revision.source.data["drop_rules" if rule.path[0] == "drop_rules" else "signals"][rule.path[1]]
     for path, condition in walk_conditions(raw, rule.path):
         kind, spec = next(iter(condition.items()))

@@ -18,11 +18,12 @@ class CompileContext:
     fragments: dict
     located: object  # gate.yamlsource.Located, for error places
     rule_id: str = ""
+    rule_kind: str = "rule"  # 'rule' or 'signal', as the loader names them in errors
     prefilter: bool = True
     timeout: float = DEFAULT_TIMEOUT
 
     def fail(self, path, message: str) -> GateError:
-        return GateError(self.located.problem(path, f"rule '{self.rule_id}': {message}"))
+        return GateError(self.located.problem(path, f"{self.rule_kind} '{self.rule_id}': {message}"))
 
     def regex(self, spec: dict, path: tuple):
         """The leaf's pattern(s) as one compiled regex (alternatives OR-ed)."""

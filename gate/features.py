@@ -41,13 +41,14 @@ def window_shape(turn_shapes) -> str:
 class Subject:
     """The turns a condition judges, with lazily computed, cached features."""
 
-    __slots__ = ("turns", "recent_shapes", "window", "_text", "_lower", "_lines", "_prose_words", "_structure",
+    __slots__ = ("turns", "recent_shapes", "window", "_tool_text", "_text", "_lower", "_lines", "_prose_words", "_structure",
                  "_turn_shapes", "_line_shapes", "_window_shape")
 
     def __init__(self, turns, recent_shapes=frozenset(), window=None):
         self.turns = turns
         self.recent_shapes = recent_shapes
         self.window = window  # for a one-turn subject: the whole window it sits in
+        self._tool_text = None
         self._text = self._lower = self._lines = self._prose_words = self._structure = None
         self._turn_shapes = self._line_shapes = self._window_shape = None
 
@@ -56,6 +57,14 @@ class Subject:
         if self._text is None:
             self._text = self.turns[0].text if len(self.turns) == 1 else "\n\n".join(t.text for t in self.turns)
         return self._text
+
+    @property
+    def tool_text(self) -> str:
+        """Tool inputs and results of the whole window, stripped turns included."""
+        if self._tool_text is None:
+            turns = (self.window or self).turns
+            self._tool_text = "\n".join(t.tool_text for t in turns if t.tool_text)
+        return self._tool_text
 
     @property
     def lower(self) -> str:

@@ -99,29 +99,31 @@ def _example_problems(revision, rule, fast, exhaustive) -> list[Problem]:
 
 
 def _leaf_patterns(revision, rule):
-    """(path, compiled regex, must match an example) for every pattern of a rule."""
+    """(path, compiled regex, the example text it must match or None) for every pattern of a rule."""
     kind = "signal" if rule.path[0] == "signals" else "rule"
     ctx = CompileContext(revision.vocabularies, revision.fragments, revision.source, rule_id=rule.id, rule_kind=kind)
     raw = revision.source.data["drop_rules" if rule.path[0] == "drop_rules" else "signals"][rule.path[1]]
     for path, condition in walk_conditions(raw, rule.path):
         kind, spec = next(iter(condition.items()))
         if isinstance(spec, dict) and "pattern" in spec:
-            yield path + (kind,), ctx.regex(spec, path + (kind,)), True
+            # tool_io looks at tool calls and results; every other kind at the turns' text
+            yield path + (kind,), ctx.regex(spec, path + (kind,)), "tool_text" if kind == "tool_io" else "text"
         if isinstance(spec, dict) and "ignore" in spec:  # line_share's lead-in lines run on the same input
-            yield path + (kind, "ignore"), ctx.regex({"pattern": spec["ignore"]}, path + (kind, "ignore")), False
+            yield path + (kind, "ignore"), ctx.regex({"pattern": spec["ignore"]}, path + (kind, "ignore")), None
 
 
 def _pattern_problems(revision, rule) -> list[Problem]:
     problems = []
     kind = "signal" if rule.path[0] == "signals" else "rule"
-    texts = [Subject(example_window(e)[0]).text for e in rule.examples.match + rule.examples.no_match]
+    subjects = [Subject(example_window(e)[0]) for e in rule.examples.match + rule.examples.no_match]
+    texts = {"text": [s.text for s in subjects], "tool_text": [s.tool_text for s in subjects]}
     for path, pattern, must_match in _leaf_patterns(revision, rule):
         slow = _slowest_adversarial(pattern)
         if slow is not None:
             problems.append(revision.source.problem(path, f"{kind} '{rule.id}': pattern backtracks catastrophically "
                                                           f"({slow}); rewrite it without nested quantifiers"))
             continue
-        if must_match and not any(pattern.search(text, timeout=PATTERN_BUDGET) for text in texts):
+        if must_match and not any(pattern.search(text, timeout=PATTERN_BUDGET) for text in texts[must_match]):
             problems.append(revision.source.problem(path, f"{kind} '{rule.id}': this pattern matches none of the "
                                                           "rule's examples; it may never match (add an example)"))
     return problems

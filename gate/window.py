@@ -26,6 +26,7 @@ class Turn:
     role: str  # user | assistant | system | tool | other
     text: str
     flags: frozenset  # tool_only, sidechain, empty, json_only
+    tool_text: str = ""  # tool call inputs and tool results: never sent, but evidence (a file read, a secret)
 
     def as_message(self) -> dict:
         """The turn as it would be sent: role and plain text."""
@@ -54,8 +55,10 @@ def _turn(index: int, raw) -> Turn:
         return Turn(index, "other", "", frozenset({"empty"}))
     role = raw.get("role")
     role = ROLE_ALIASES.get(role.strip().lower(), "other") if isinstance(role, str) else "other"
-    text, tool_blocks = _content_text(raw.get("content"))
+    text, tool_blocks, tool_text = _content_text(raw.get("content"))
     text = _clean(text)
+    if role == "tool":  # OpenAI-style tool messages carry their result as plain content
+        tool_text = text
     flags = set()
     if raw.get("sidechain") is True or raw.get("isSidechain") is True:
         flags.add("sidechain")
@@ -68,20 +71,20 @@ def _turn(index: int, raw) -> Turn:
         flags.add("empty")
     if stripped and _looks_like_json(stripped):
         flags.add("json_only")
-    return Turn(index, role, text, frozenset(flags))
+    return Turn(index, role, text, frozenset(flags), _clean(tool_text))
 
 
-def _content_text(content) -> tuple[str, int]:
-    """Plain text of a turn's content, and how many tool blocks it carried."""
+def _content_text(content) -> tuple[str, int, str]:
+    """Plain text of a turn's content, how many tool blocks it carried, and their text."""
     if content is None:
-        return "", 0
+        return "", 0, ""
     if isinstance(content, str):
-        return content, 0
+        return content, 0, ""
     if isinstance(content, dict):
         content = [content]
     if not isinstance(content, (list, tuple)):
-        return (str(content) if isinstance(content, (int, float)) else ""), 0
-    parts, tools = [], 0
+        return (str(content) if isinstance(content, (int, float)) else ""), 0, ""
+    parts, tools, tool_parts = [], 0, []
     for block in content:
         if isinstance(block, str):
             parts.append(block)
@@ -89,9 +92,29 @@ def _content_text(content) -> tuple[str, int]:
             kind = block.get("type")
             if kind in TOOL_BLOCKS:
                 tools += 1
+                tool_parts.append(_tool_block_text(block))
             elif isinstance(block.get("text"), str) and kind in (None, "text", "input_text", "output_text"):
                 parts.append(block["text"])
-    return "\n".join(parts), tools
+    return "\n".join(parts), tools, "\n".join(p for p in tool_parts if p)
+
+
+def _tool_block_text(block: dict) -> str:
+    """A tool call's name and input, or a tool result's content, as text."""
+    pieces = []
+    if isinstance(block.get("name"), str):
+        pieces.append(block["name"])
+    payload = block.get("input", block.get("content"))
+    if isinstance(payload, str):
+        pieces.append(payload)
+    elif isinstance(payload, list):  # tool results may be a list of text blocks
+        pieces += [b["text"] if isinstance(b, dict) and isinstance(b.get("text"), str) else (b if isinstance(b, str) else "")
+                   for b in payload]
+    elif payload is not None:
+        try:
+            pieces.append(json.dumps(payload, ensure_ascii=False, default=str)[:_JSON_PARSE_LIMIT])
+        except (TypeError, ValueError, RecursionError):
+            pass
+    return "\n".join(p for p in pieces if p)
 
 
 def _clean(text: str) -> str:

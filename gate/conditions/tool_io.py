@@ -1,0 +1,32 @@
+"""tool_io: a regex found in the window's tool calls and tool results.
+
+Tool turns are stripped before anything is sent, but what they did is
+evidence about the rest of the window: an assistant that read CLAUDE.md and
+then restates it is pasting a repository file by another name; a tool result
+that printed a password means the window must not leave. So this looks at the
+whole window's tool input and output, stripped turns included.
+"""
+
+KIND = "tool_io"
+
+
+class ToolIO:
+    __slots__ = ("pattern", "keywords", "timeout", "required_keywords")
+
+    def __init__(self, pattern, keywords, timeout):
+        self.pattern, self.keywords, self.timeout = pattern, keywords, timeout
+        self.required_keywords = None  # its keywords are about tool text, not the subject's text
+
+    def __call__(self, subject) -> bool:
+        text = subject.tool_text
+        if not text:
+            return False
+        if self.keywords is not None:
+            lower = text.lower()
+            if not any(k in lower for k in self.keywords):
+                return False
+        return self.pattern.search(text, timeout=self.timeout) is not None
+
+
+def compile(spec, ctx, path):
+    return ToolIO(ctx.regex(spec, path), ctx.keywords(spec, path), ctx.timeout)

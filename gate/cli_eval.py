@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -115,6 +116,7 @@ def eval_(rules_path, fixture_paths, level, sweep, check, strict, report_path, f
         fail(exc)
     text = dumps(report)
     try:
+        os.makedirs(os.path.dirname(report_path) or ".", exist_ok=True)
         with open(report_path, "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:

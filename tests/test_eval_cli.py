@@ -1,63 +1,16 @@
 """`gate eval` end to end: real rules files, real fixture files, the real classifier."""
 
 import json
-import textwrap
 
 import pytest
 import yaml
 from click.testing import CliRunner
 
+from evalkit import rules_text
 from gate.cli import main
 from gate.metrics import OFFLINE_RATIOS
 
-RULES = textwrap.dedent(r"""
-    schema_version: 1
-    revision: t1
-    description: eval test rules
-    levels: [conservative, balanced, aggressive]
-    default_level: balanced
-    vocabularies:
-      hb_terms: {description: heartbeat words, terms: [epoch, eta, loss]}
-    fragments:
-      num: {description: a number, pattern: '\d+(?:\.\d+)?'}
-    drop_rules:
-      - id: heartbeat
-        description: progress lines
-        scope: turn
-        role: any
-        min_level: conservative
-        when:
-          line_share: {pattern: '\b{{hb_terms}}\b.*{{num}}', keywords: ['{{hb_terms}}'], min_share: 0.6}
-        examples:
-          match: ["Epoch 3/10 loss 0.41 ETA 5m"]
-          no_match: ["We use epoch timestamps in the API."]
-    __EXTRA_DROP_RULES__
-    signals:
-      - id: prefer
-        description: prefers
-        role: user
-        min_level: conservative
-        weights: {preference: 4}
-        when: {match: {pattern: '\bi prefer\b', keywords: [prefer]}}
-        examples:
-          match: ["I prefer small PRs"]
-          no_match: ["The assistant prefers nothing"]
-      - id: decided
-        description: a decision
-        role: user
-        min_level: balanced
-        weights: {decision: 4}
-        when: {match: {pattern: '\bwe decided\b', keywords: [decided]}}
-        examples:
-          match: ["We decided to use Postgres"]
-          no_match: ["nothing decided yet"]
-    flag:
-      thresholds: {conservative: 5, balanced: 3, aggressive: 2}
-    categories: {preference: a standing preference, decision: a decision, insight: an insight}
-    instructions: Store only durable facts.
-    noise_markers: [{id: epoch, description: epoch, pattern: '\bepoch\b'}]
-    thresholds: __THRESHOLDS__
-""")
+
 
 SLOW_RULE = """
   - id: slow
@@ -74,7 +27,7 @@ SLOW_RULE = """
 
 def write_rules(path, thresholds=None, extra_drop_rules=""):
     thresholds = {"hard_drop_recall": 0.5, "extract_recall": 0.5} if thresholds is None else thresholds
-    text = RULES.replace("__THRESHOLDS__", json.dumps(thresholds)).replace("__EXTRA_DROP_RULES__", extra_drop_rules)
+    text = rules_text(thresholds, extra_drop_rules)
     path.write_text(text)
     return str(path)
 

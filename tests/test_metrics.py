@@ -2,10 +2,10 @@
 tuple: what the classifier's Decision carries minus its payload); the last tests run the
 real classifier on a real rules file."""
 
-import textwrap
 
 import pytest
 
+from evalkit import rules_text
 from gate import metrics
 from gate.evaluate import Result, classify_all, load_compiled, rules_at
 from gate.fixtures import Fixture
@@ -231,44 +231,7 @@ def test_regressed_direction():
     assert not metrics.regressed("extract_recall", None, 0.1)
 
 
-RULES_YAML = textwrap.dedent(r"""
-    schema_version: 1
-    revision: m1
-    description: metrics test rules
-    levels: [conservative, balanced, aggressive]
-    default_level: balanced
-    vocabularies:
-      hb_terms: {description: heartbeat words, terms: [epoch, eta, loss]}
-    fragments:
-      num: {description: a number, pattern: '\d+(?:\.\d+)?'}
-    drop_rules:
-      - id: heartbeat
-        description: progress lines
-        scope: turn
-        role: any
-        min_level: conservative
-        when:
-          line_share: {pattern: '\b{{hb_terms}}\b.*{{num}}', keywords: ['{{hb_terms}}'], min_share: 0.6}
-        examples:
-          match: ["Epoch 3/10 loss 0.41 ETA 5m"]
-          no_match: ["We use epoch timestamps in the API."]
-    signals:
-      - id: prefer
-        description: prefers
-        role: user
-        min_level: conservative
-        weights: {preference: 4}
-        when: {match: {pattern: '\bi prefer\b', keywords: [prefer]}}
-        examples:
-          match: ["I prefer small PRs"]
-          no_match: ["The assistant prefers nothing"]
-    flag:
-      thresholds: {conservative: 5, balanced: 3, aggressive: 2}
-    categories: {preference: a standing preference, decision: a decision}
-    instructions: Store only durable facts.
-    noise_markers: [{id: epoch, description: epoch, pattern: '\bepoch\b'}]
-    thresholds: {hard_drop_recall: 0.95, extract_recall: 0.8}
-""")
+RULES_YAML = rules_text({"hard_drop_recall": 0.95, "extract_recall": 0.8}, revision="m1")
 
 
 def test_scores_from_the_real_classifier(tmp_path):

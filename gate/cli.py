@@ -99,13 +99,16 @@ def classify(rules_path, level, track_shapes, no_cache, source) -> None:
 @click.argument("rules", type=click.Path())
 def hash_(rules) -> None:
     """Print a revision's policy id (revision name + hash of its behaviour)."""
+    from gate.compiler import compile_revision
     from gate.errors import GateError
     from gate.loader import load_revision
 
     try:
-        click.echo(load_revision(rules).policy)
+        revision = load_revision(rules)
+        compile_revision(revision)  # a revision whose patterns do not compile has no behaviour to name
     except GateError as exc:
         fail(exc)
+    click.echo(revision.policy)
 
 
 @main.group()

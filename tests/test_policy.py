@@ -88,6 +88,14 @@ def test_gate_hash(tmp_path):
     assert ids[2] != BASE_ID and ids[2] == policy_of(NEW_BEHAVIOUR["pattern"])
 
 
+def test_gate_hash_refuses_a_revision_whose_patterns_do_not_compile(tmp_path):
+    broken = write_rules(tmp_path, VALID.replace(r"'\bi prefer\b'", "'(i prefer'"), "broken.yaml")
+    result = run_gate("hash", broken)
+    assert result.returncode != 0 and result.stdout.decode().strip() == ""
+    message = result.stderr.decode()
+    assert "broken.yaml:" in message and "does not compile" in message and "Traceback" not in message
+
+
 # -- gate policy find -------------------------------------------------------
 
 def git(repo, *args):

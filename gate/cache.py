@@ -15,7 +15,7 @@ import tempfile
 
 from gate import __version__
 
-_FORMAT = 1  # bump when the pickled model's shape changes
+_FORMAT = 2  # bump when the pickled model's shape changes
 
 
 def cache_dir() -> str:
@@ -25,13 +25,37 @@ def cache_dir() -> str:
 
 
 def load_classifier(path: str, *, use_cache: bool = True):
-    """The compiled classifier for `path`; raises GateError for bad rules."""
+    """The compiled classifier for `path`; raises GateError for bad rules.
+
+    From the cache, the revision was validated and compiled when it was stored, so
+    it is compiled lazily (each pattern on first use) with the pattern analysis
+    the entry kept (gate/literals.py): a hook pays only for what its window uses.
+    """
     from gate.compiler import compile_revision
 
-    return compile_revision(load_revision_cached(path, use_cache=use_cache))
+    revision, facts, compiled = _load(path, use_cache)
+    if compiled is not None:
+        return compiled
+    if facts is not None:
+        from gate.literals import remember
+
+        remember(facts)
+        try:
+            return compile_revision(revision, lazy=True)
+        except Exception:  # an entry this engine cannot compile is only a miss
+            revision, _, compiled = _load(path, use_cache, refresh=True)
+            if compiled is not None:
+                return compiled
+    return compile_revision(revision)
 
 
 def load_revision_cached(path: str, *, use_cache: bool = True):
+    """The validated revision for `path` (from the cache: without its YAML source places)."""
+    return _load(path, use_cache)[0]
+
+
+def _load(path: str, use_cache: bool, refresh: bool = False):
+    """(revision, cached pattern facts or None, classifier compiled on a miss or None)."""
     from gate.errors import GateError, Problem
 
     try:
@@ -41,13 +65,19 @@ def load_revision_cached(path: str, *, use_cache: bool = True):
         raise GateError(Problem(path, f"cannot read rules file: {exc.strerror or exc}")) from None
     key = hashlib.sha256(raw + f"\0{__version__}\0{_FORMAT}".encode()).hexdigest()[:24]
     cached = os.path.join(cache_dir(), f"{key}.pickle")
-    if use_cache:
+    if use_cache and not refresh:
         try:
             with open(cached, "rb") as handle:
-                return pickle.load(handle)
+                entry = pickle.load(handle)
+            if isinstance(entry, dict):
+                if entry.get("format") == _FORMAT:
+                    return entry["revision"], entry["facts"], None
+            elif hasattr(entry, "policy"):  # a bare revision, as format 1 stored it
+                return entry, None, None
         except Exception:  # a missing, stale or corrupt cache entry is only a miss
             pass
     from gate.compiler import compile_revision
+    from gate.literals import known
     from gate.loader import load_revision
 
     try:
@@ -55,19 +85,25 @@ def load_revision_cached(path: str, *, use_cache: bool = True):
     except UnicodeDecodeError as exc:
         raise GateError(Problem(path, f"rules file is not UTF-8: {exc}")) from None
     revision = load_revision(path, text=text)
-    compile_revision(revision)  # only a revision that compiles is worth caching
+    compiled = compile_revision(revision)  # only a revision that compiles is worth caching
     if use_cache:
-        _store(cached, revision)
-    return revision
+        _store(cached, revision, known())
+    return revision, None, compiled
 
 
-def _store(target: str, revision) -> None:
-    """Write atomically; a cache we cannot write is not an error."""
+def _store(target: str, revision, facts: dict) -> None:
+    """Write atomically; a cache we cannot write is not an error.
+
+    The revision is kept without its YAML source places (only error messages use
+    them, and a cached revision has none), so loading it never imports yaml."""
+    import dataclasses
+
+    entry = {"format": _FORMAT, "revision": dataclasses.replace(revision, source=None), "facts": facts}
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
-            pickle.dump(revision, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(entry, handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, target)
-    except OSError:
+    except (OSError, pickle.PicklingError, TypeError):
         pass

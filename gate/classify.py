@@ -11,7 +11,7 @@ Order of judgement:
 from __future__ import annotations
 
 from gate.decision import Decision
-from gate.features import Subject
+from gate.features import ReferenceSubject, Subject
 from gate.model import ALL_TYPES_KEY, DURABLE_TYPES
 from gate.window import normalize_window
 
@@ -22,7 +22,9 @@ class RuleTimeout(Exception):
 
 
 class Classifier:
-    def __init__(self, revision, rules):
+    def __init__(self, revision, rules, *, scanner=None, optimize: bool = True):
+        self.scanner = scanner  # gate/prefilter.py: every rule's literals found in one pass per turn
+        self._subject = Subject if optimize else ReferenceSubject
         self.policy = revision.policy
         self.revision = revision.revision
         self.levels = revision.levels
@@ -63,7 +65,8 @@ class Classifier:
         turns = normalize_window(window)
         # Shapes are strings; anything else a caller passes cannot match and is ignored.
         recent = frozenset(s for s in recent_shapes if isinstance(s, str)) if recent_shapes else frozenset()
-        whole = Subject(turns, recent)
+        make = self._subject
+        whole = make(turns, recent, scanner=self.scanner)
         shape = whole.window_shape
         if not turns:
             return self._decision("drop", level, rule=None, trace=("empty window",), shape=shape)
@@ -71,10 +74,16 @@ class Classifier:
         trace = []
         stripped = {}
         for turn in turns:
-            subject = Subject((turn,), recent, window=whole) if len(turns) > 1 else whole
+            subject = make((turn,), recent, window=whole) if len(turns) > 1 else whole
+            found = None
             for rule in turn_rules:
                 if rule.role != "any" and rule.role != turn.role:
                     continue
+                if rule.mask:  # the prefilter, inline: most rules stop here
+                    if found is None:
+                        found = subject.found
+                    if not found & rule.mask:
+                        continue
                 if _fires(rule, subject):
                     stripped[turn.index] = rule.id
                     trace.append(f"turn {turn.index} ({turn.role}) stripped by {rule.id}")
@@ -84,7 +93,7 @@ class Classifier:
             first = stripped[turns[0].index]
             return self._decision("drop", level, rule=first, trace=trace + ["every turn is noise"], shape=shape)
 
-        subjects = _RoleSubjects(whole if not stripped else Subject(kept, recent, window=whole), recent, whole)
+        subjects = _RoleSubjects(whole if not stripped else make(kept, recent, window=whole), recent, whole, make)
         for rule in window_rules:
             subject = subjects[rule.role]
             if subject.turns and _fires(rule, subject):
@@ -95,6 +104,8 @@ class Classifier:
         fired = []
         for signal in signals:
             subject = subjects[signal.role]
+            if signal.mask and not subject.found & signal.mask:
+                continue
             if not subject.turns or not _fires(signal, subject):
                 continue
             fired.append(signal)
@@ -132,10 +143,10 @@ def _fires(rule, subject) -> bool:
 class _RoleSubjects:
     """The kept turns as one subject per role scope, built on first use."""
 
-    __slots__ = ("any", "recent", "whole", "_cache")
+    __slots__ = ("any", "recent", "whole", "_cache", "_make")
 
-    def __init__(self, kept: Subject, recent, whole: Subject):
-        self.any, self.recent, self.whole, self._cache = kept, recent, whole, {}
+    def __init__(self, kept: Subject, recent, whole: Subject, make=Subject):
+        self.any, self.recent, self.whole, self._cache, self._make = kept, recent, whole, {}, make
 
     def __getitem__(self, role: str) -> Subject:
         if role == "any":
@@ -143,6 +154,6 @@ class _RoleSubjects:
         subject = self._cache.get(role)
         if subject is None:
             turns = tuple(t for t in self.any.turns if t.role == role)
-            subject = self.any if len(turns) == len(self.any.turns) else Subject(turns, self.recent, window=self.whole)
+            subject = self.any if len(turns) == len(self.any.turns) else self._make(turns, self.recent, window=self.whole)
             self._cache[role] = subject
         return subject

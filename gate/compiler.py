@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gate.conditions import CompileContext, compile_condition
+from gate.conditions.combinators import All, Any, Not
 from gate.conditions.context import DEFAULT_TIMEOUT
+from gate.conditions.count import Count
+from gate.conditions.line_share import LineShare
+from gate.conditions.match import Match
 from gate.model import Signal
 
 
@@ -21,9 +25,18 @@ class CompiledRule:
     unless: tuple
     weights: dict  # signals only
     required_keywords: tuple | None  # one of these must be in the text, or the rule cannot fire
+    # Prefilter bits (gate/prefilter.py), 0 when not optimizing: one of `mask` must be in the
+    # subject or `when` is false; `keyword_mask` is required_keywords as bits.
+    mask: int = 0
+    keyword_mask: int = 0
 
     def fires(self, subject) -> bool:
-        if self.required_keywords is not None:
+        if self.mask and not subject.found & self.mask:
+            return False
+        if self.keyword_mask:
+            if not subject.found & self.keyword_mask:
+                return False
+        elif self.required_keywords is not None:
             lower = subject.lower
             if not any(k in lower for k in self.required_keywords):
                 return False
@@ -38,24 +51,63 @@ class CompiledRule:
         return self.mandatory or level_index >= self.min_index
 
 
-def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEFAULT_TIMEOUT) -> CompiledRule:
+def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEFAULT_TIMEOUT,
+                 literals=None, lazy: bool = False) -> CompiledRule:
     ctx = CompileContext(revision.vocabularies, revision.fragments, revision.source,
                          rule_id=rule.id, rule_kind="signal" if isinstance(rule, Signal) else "rule",
-                         prefilter=prefilter, timeout=timeout)
+                         prefilter=prefilter, timeout=timeout, literals=literals, lazy=lazy)
     when = compile_condition(rule.when, ctx, rule.path + ("when",))
     unless = tuple(compile_condition(c, ctx, rule.path + ("unless", i)) for i, c in enumerate(rule.unless))
     is_signal = isinstance(rule, Signal)
+    required_keywords = when.required_keywords if prefilter else None
     return CompiledRule(
         id=rule.id, kind="signal" if is_signal else "drop", scope=rule.scope, role=rule.role,
         min_index=revision.levels.index(rule.min_level), mandatory=rule.mandatory, when=when,
         unless=unless, weights=dict(rule.weights) if is_signal else {},
-        required_keywords=when.required_keywords if prefilter else None,
+        required_keywords=required_keywords, mask=_required_mask(when) if literals is not None else 0,
+        keyword_mask=ctx.keyword_mask(required_keywords),
     )
 
 
-def compile_revision(revision, *, prefilter: bool = True, timeout: float = DEFAULT_TIMEOUT):
-    """Compile every rule; raises GateError (located) for a pattern that does not compile."""
+def _required_mask(condition) -> int:
+    """Bits one of which must be in the subject for `condition` to be true; 0 if unknown."""
+    if isinstance(condition, All):  # every part must hold: any part's bits will do; take the fewest
+        masks = [m for m in map(_required_mask, condition.parts) if m]
+        return min(masks, key=int.bit_count) if masks else 0
+    if isinstance(condition, Any):  # one part must hold: the union, if every part has bits
+        masks = [_required_mask(p) for p in condition.parts]
+        out = 0
+        for m in masks:
+            if not m:
+                return 0
+            out |= m
+        return out
+    if isinstance(condition, Not):
+        return 0
+    if isinstance(condition, (Match, Count, LineShare)):
+        needed = (isinstance(condition, Match) or (isinstance(condition, Count) and condition.bounds.get("min", 0) >= 1)
+                  or (isinstance(condition, LineShare) and condition.low > 0))
+        return (condition.mask or condition.keyword_mask) if needed else 0
+    return 0
+
+
+def compile_revision(revision, *, prefilter: bool = True, timeout: float = DEFAULT_TIMEOUT, optimize: bool = True,
+                     lazy: bool = False):
+    """Compile every rule; raises GateError (located) for a pattern that does not compile.
+
+    `optimize=False` (with `prefilter=False`, the keywords' own prefilter) turns off every
+    speed-up: derived keywords and the one-pass scan (gate/prefilter.py), the feature
+    shortcuts (gate/features.py); decisions must be the same either way.
+    `lazy=True` compiles each pattern on first use, for a revision validated before (the cache).
+    """
     from gate.classify import Classifier
 
-    rules = tuple(compile_rule(r, revision, prefilter=prefilter, timeout=timeout) for r in revision.rules)
-    return Classifier(revision, rules)
+    literals = None
+    if optimize:
+        from gate.prefilter import LiteralTable
+
+        literals = LiteralTable()
+    rules = tuple(compile_rule(r, revision, prefilter=prefilter, timeout=timeout, literals=literals, lazy=lazy)
+                  for r in revision.rules)
+    return Classifier(revision, rules, scanner=literals.scanner() if literals is not None else None,
+                      optimize=optimize)

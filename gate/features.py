@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from gate.literals import fold
+
 # Shapes: what is left of a line once its numbers, ids and hashes are gone.
 # Two heartbeats that differ only in epoch, loss and ETA have the same shape.
 _SHAPE_SUBS = (
@@ -23,9 +25,32 @@ _BULLET = re.compile(r"^\s*[-*+•]\s+\S")
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s+\S")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _CONFIG_LINE = re.compile(r"^\s*[\"']?[A-Za-z_][\w.\-]*[\"']?\s*(?::\s+\S|:$|=\s*\S)")
+_CONFIG_START = frozenset("\"'_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_BULLET_MARKS = frozenset("-*+•")
+
+
+_UUID, _HEX, _NUMBER, _SPACE = (pattern for pattern, _ in _SHAPE_SUBS)
+_DIGITS = "0123456789"
 
 
 def shape_of(text: str) -> str:
+    shape = text[:_SHAPE_PREFIX].lower()
+    if not shape.isascii():
+        return reference_shape_of(text)
+    # The same substitutions, skipping those that cannot apply: an id needs four
+    # hyphens, a hex run and a number need a digit; str.split() collapses the same
+    # whitespace as \s+ (both are str.isspace), and strips it from the ends.
+    if shape.count("-") >= 4:
+        shape = _UUID.sub("<id>", shape)
+    for digit in _DIGITS:
+        if digit in shape:
+            shape = _NUMBER.sub("0", _HEX.sub("<hex>", shape))
+            break
+    return " ".join(shape.split())
+
+
+def reference_shape_of(text: str) -> str:
+    """shape_of without its shortcuts (what the optimized one must equal)."""
     shape = text[:_SHAPE_PREFIX].lower()
     for pattern, replacement in _SHAPE_SUBS:
         shape = pattern.sub(replacement, shape)
@@ -42,12 +67,17 @@ class Subject:
     """The turns a condition judges, with lazily computed, cached features."""
 
     __slots__ = ("turns", "recent_shapes", "window", "_tool_text", "_text", "_lower", "_lines", "_prose_words", "_structure",
-                 "_turn_shapes", "_line_shapes", "_window_shape")
+                 "_turn_shapes", "_line_shapes", "_window_shape", "scanner", "_found", "_turn_found", "_line_found",
+                 "_tool_found", "memo")
 
-    def __init__(self, turns, recent_shapes=frozenset(), window=None):
+    def __init__(self, turns, recent_shapes=frozenset(), window=None, scanner=None):
         self.turns = turns
         self.recent_shapes = recent_shapes
         self.window = window  # for a one-turn subject: the whole window it sits in
+        # the classifier's prefilter scanner (gate/prefilter.py); a window's parts share the window's
+        self.scanner = scanner if scanner is not None or window is None else window.scanner
+        self._found = self._turn_found = self._line_found = self._tool_found = None
+        self.memo = None  # what conditions compute once per subject (see line_share)
         self._tool_text = None
         self._text = self._lower = self._lines = self._prose_words = self._structure = None
         self._turn_shapes = self._line_shapes = self._window_shape = None
@@ -68,16 +98,70 @@ class Subject:
 
     @property
     def lower(self) -> str:
+        """The text as keywords are looked for in it: lowercase, and 'ſ', 'K', 'İ', 'ı'
+        folded to the ASCII letter a case-insensitive regex matches them with."""
         if self._lower is None:
-            self._lower = self.text.lower()
+            self._lower = fold(self.text)
         return self._lower
+
+    @property
+    def found(self) -> int:
+        """The prefilter literals in this subject's text, as bits; without a scanner all
+        bits are set (-1), so every condition runs as if nothing were filtered.
+
+        Each turn is scanned once per window and a subject ORs its turns' bits:
+        a literal never holds a newline, so none straddles two joined turns."""
+        if self._found is None:
+            if self.scanner is None:
+                self._found = -1
+            elif self.window is None and len(self.turns) == 1:
+                self._found = self.scanner.scan(self.turns[0].text)
+            else:
+                whole = self.window if self.window is not None else self
+                found = 0
+                for turn in self.turns:
+                    found |= whole.turn_found(turn)
+                self._found = found
+        return self._found
+
+    @property
+    def tool_found(self) -> int:
+        """The prefilter bits of `tool_text` (-1 without a scanner)."""
+        if self._tool_found is None:
+            self._tool_found = -1 if self.scanner is None else self.scanner.scan(self.tool_text)
+        return self._tool_found
+
+    def set_memo(self) -> dict:
+        self.memo = {}
+        return self.memo
+
+    def turn_found(self, turn) -> int:
+        """One turn's prefilter bits, scanned once for the window (call on the whole window)."""
+        cache = self._turn_found
+        if cache is None:
+            cache = self._turn_found = {}
+        found = cache.get(turn.index)
+        if found is None:
+            found = cache[turn.index] = self.scanner.scan(turn.text)
+        return found
 
     @property
     def lines(self) -> list[str]:
         """Non-blank lines, stripped."""
         if self._lines is None:
-            self._lines = [line.strip() for line in self.text.splitlines() if line.strip()]
+            self._lines = [line for line in map(str.strip, self.text.splitlines()) if line]
         return self._lines
+
+    @property
+    def line_found(self) -> list[int]:
+        """The prefilter bits of each of `lines` (for conditions that judge line by line)."""
+        if self._line_found is None:
+            if self.scanner is None:
+                self._line_found = [-1] * len(self.lines)
+            else:
+                scan = self.scanner.scan
+                self._line_found = [scan(line) for line in self.lines]
+        return self._line_found
 
     @property
     def prose_words(self) -> int:
@@ -93,6 +177,49 @@ class Subject:
         return self._structure
 
     def _compute_structure(self) -> None:
+        """Counts by line, each line's pattern tried only when its first character allows it."""
+        text = self.text
+        headings = bullets = numbered = code_fences = fenced_lines = table_rows = config_lines = lines = 0
+        fenced = "```" in text or "~~~" in text
+        # words cannot span lines, so without fences the whole text counts at once
+        words = 0 if fenced else len(_WORD.findall(text))
+        in_fence = False
+        for raw in text.splitlines():
+            line = raw.lstrip()  # \s* in the patterns below is str.isspace, as lstrip() is
+            if not line:
+                continue
+            lines += 1
+            first = line[0]
+            if fenced and (first == "`" or first == "~") and line.startswith(("```", "~~~")):
+                if not in_fence:
+                    code_fences += 1
+                in_fence = not in_fence
+                continue
+            if first in _CONFIG_START and ("=" in line or ":" in line) and _CONFIG_LINE.match(raw):
+                config_lines += 1
+            if in_fence:
+                fenced_lines += 1
+                continue
+            if fenced:
+                words += len(_WORD.findall(raw))
+            if first == "#":
+                if len(raw) - len(line) <= 3 and _HEADING.match(raw):
+                    headings += 1
+            elif first in _BULLET_MARKS:
+                if _BULLET.match(raw):
+                    bullets += 1
+            elif first == "|":
+                if _TABLE_ROW.match(raw):
+                    table_rows += 1
+            elif first.isdecimal() and _NUMBERED.match(raw):
+                numbered += 1
+        self._structure = {"headings": headings, "bullets": bullets, "numbered": numbered,
+                           "code_fences": code_fences, "fenced_lines": fenced_lines, "table_rows": table_rows,
+                           "config_lines": config_lines, "lines": lines}
+        self._prose_words = words
+
+    def _reference_structure(self) -> None:
+        """_compute_structure without its shortcuts (what the optimized one must equal)."""
         counts = dict.fromkeys(("headings", "bullets", "numbered", "code_fences", "fenced_lines",
                                 "table_rows", "config_lines", "lines"), 0)
         words = 0
@@ -126,7 +253,13 @@ class Subject:
     @property
     def turn_shapes(self) -> list[str]:
         if self._turn_shapes is None:
-            self._turn_shapes = [shape_of(t.text) for t in self.turns]
+            window = self.window
+            if window is not None and all(t.index < len(window.turns) and window.turns[t.index] is t
+                                          for t in self.turns):
+                shapes = window.turn_shapes  # a part of a window: its turns' shapes are the window's
+                self._turn_shapes = [shapes[t.index] for t in self.turns]
+            else:
+                self._turn_shapes = [shape_of(t.text) for t in self.turns]
         return self._turn_shapes
 
     @property
@@ -140,3 +273,31 @@ class Subject:
         if self._window_shape is None:
             self._window_shape = window_shape(self.turn_shapes)
         return self._window_shape
+
+
+class ReferenceSubject(Subject):
+    """Subject without the shortcuts: what a classifier compiled with optimize=False
+    uses, so a test can prove the shortcuts change nothing."""
+
+    __slots__ = ()
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = [line.strip() for line in self.text.splitlines() if line.strip()]
+        return self._lines
+
+    def _compute_structure(self) -> None:
+        self._reference_structure()
+
+    @property
+    def turn_shapes(self) -> list[str]:
+        if self._turn_shapes is None:
+            self._turn_shapes = [reference_shape_of(t.text) for t in self.turns]
+        return self._turn_shapes
+
+    @property
+    def line_shapes(self) -> list[str]:
+        if self._line_shapes is None:
+            self._line_shapes = [reference_shape_of(line) for line in self.lines[:2000]]
+        return self._line_shapes

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from gate.yamlsource import Located
+if TYPE_CHECKING:  # only an annotation here: a cached revision loads without importing yaml
+    from gate.yamlsource import Located
 
 DURABLE_TYPES = ("preference", "decision", "convention", "insight", "runbook")
 ALL_TYPES_KEY = "all_types"  # a signal weight that counts toward every type

@@ -10,6 +10,45 @@ from gate.errors import GateError
 from gate.patterns import ReferenceError_, expand, expand_keywords
 
 DEFAULT_TIMEOUT = 0.05  # seconds per regex call: a catastrophic pattern cannot hang a hook
+_FLAGS_THAT_SHAPE_A_MATCH = regex.IGNORECASE | regex.MULTILINE | regex.DOTALL | regex.VERBOSE
+
+
+# Below this many characters a search whose pattern cannot backtrack worse than
+# polynomially (no repetition inside a repetition: gate/literals.py) runs without
+# a timeout: `regex` reads the process clock to honour one, which costs more than
+# searching a short line. Longer text, and every pattern that nests repetitions,
+# keeps the timeout.
+UNTIMED_MAX = 1024
+
+
+class Pattern:
+    """A regex as the optimized classifier uses it: compiled on first use (a cached
+    revision was validated when stored, so a hook compiles only what its window
+    reaches), and searched without the timeout's cost where that cannot hang."""
+
+    __slots__ = ("pattern", "flags", "untimed_max", "_regex")
+
+    def __init__(self, pattern: str, flags: int, untimed_max: int = -1, compiled=None):
+        self.pattern, self.flags, self.untimed_max, self._regex = pattern, flags, untimed_max, compiled
+
+    def _compile(self):
+        self._regex = regex.compile(self.pattern, self.flags)
+        return self._regex
+
+    def search(self, string, timeout=None):
+        compiled = self._regex or self._compile()
+        if len(string) <= self.untimed_max:
+            return compiled.search(string)
+        return compiled.search(string, timeout=timeout)
+
+    def finditer(self, string, timeout=None):
+        compiled = self._regex or self._compile()
+        if len(string) <= self.untimed_max:
+            return compiled.finditer(string)
+        return compiled.finditer(string, timeout=timeout)
+
+    def __reduce__(self):
+        return Pattern, (self.pattern, self.flags, self.untimed_max)
 
 
 @dataclass
@@ -21,6 +60,8 @@ class CompileContext:
     rule_kind: str = "rule"  # 'rule' or 'signal', as the loader names them in errors
     prefilter: bool = True
     timeout: float = DEFAULT_TIMEOUT
+    literals: object = None  # gate.prefilter.LiteralTable when optimizing: derived keywords get bits
+    lazy: bool = False  # a cached, already validated revision: compile each pattern on first use
 
     def fail(self, path, message: str) -> GateError:
         return GateError(self.located.problem(path, f"{self.rule_kind} '{self.rule_id}': {message}"))
@@ -31,6 +72,10 @@ class CompileContext:
         flags = regex.MULTILINE  # ^ and $ are line anchors: most noise is line-shaped
         if not spec.get("case_sensitive", False):
             flags |= regex.IGNORECASE
+        if self.lazy:
+            expanded = [expand(text, self.vocabularies, self.fragments) for text in patterns]
+            combined = expanded[0] if len(expanded) == 1 else "|".join(f"(?:{p})" for p in expanded)
+            return self._pattern(combined, flags, None)
         parts = []
         for i, text in enumerate(patterns):
             where = path + ("pattern",) + ((i,) if isinstance(spec["pattern"], list) else ())
@@ -43,7 +88,63 @@ class CompileContext:
                 raise self.fail(where, f"pattern does not compile: {exc}") from None
             parts.append(expanded)
         combined = parts[0] if len(parts) == 1 else "|".join(f"(?:{p})" for p in parts)
-        return regex.compile(combined, flags)
+        compiled = regex.compile(combined, flags)
+        return self._pattern(combined, flags, compiled) if self.literals is not None else compiled
+
+    def _pattern(self, text: str, flags: int, compiled):
+        """A Pattern when optimizing (lazy, short searches untimed where safe)."""
+        if self.literals is None:
+            return Pattern(text, flags, -1, compiled)  # lazy only: every search keeps its timeout
+        from gate.literals import nested_repeats
+
+        untimed = -1 if nested_repeats(text, flags & _FLAGS_THAT_SHAPE_A_MATCH) else UNTIMED_MAX
+        return Pattern(text, flags, untimed, compiled)
+
+    def derived_mask(self, pattern) -> int:
+        """Prefilter bits of the literals every match of `pattern` contains (gate/literals.py);
+        0 when none are known or the classifier is compiled without optimizations."""
+        if self.literals is None:
+            return 0
+        from gate.literals import may_explode, required
+
+        flags = pattern.flags & _FLAGS_THAT_SHAPE_A_MATCH
+        if may_explode(pattern.pattern, flags):
+            return 0  # it runs, and times out, as it would without the prefilter
+        return self.literals.mask(required(pattern.pattern, flags))
+
+    def branches(self, pattern) -> tuple:
+        """(prefilter bits, regex) for each top-level alternative of `pattern`, for a yes/no
+        search that may try them one by one (gate/literals.py: alternatives); the bits are
+        a tuple, one of each must be present. () when not optimizing."""
+        if self.literals is None:
+            return ()
+        from gate.literals import alternatives
+
+        flags = pattern.flags & _FLAGS_THAT_SHAPE_A_MATCH
+        pieces = alternatives(pattern.pattern, flags)
+        if pieces is None or len(pieces) < 2:
+            return ((self._all_of(pattern.pattern, flags), pattern),)
+        out = []
+        for piece in pieces:
+            try:
+                compiled = self._pattern(piece, flags, None if self.lazy else regex.compile(piece, flags))
+            except regex.error:  # a piece that does not stand alone: search the whole pattern
+                return ((self._all_of(pattern.pattern, flags), pattern),)
+            out.append((self._all_of(piece, flags), compiled))
+        return tuple(out)
+
+    def _all_of(self, text: str, flags: int) -> tuple:
+        from gate.literals import may_explode, requirements
+
+        if may_explode(text, flags):
+            return ()  # it runs, and times out, as it would without the prefilter
+        return tuple(m for m in (self.literals.mask(s) for s in requirements(text, flags)) if m)
+
+    def keyword_mask(self, keywords) -> int:
+        """Prefilter bits of a leaf's own keywords; 0 to keep checking them one by one."""
+        if self.literals is None or not keywords:
+            return 0
+        return self.literals.mask(keywords)
 
     def keywords(self, spec: dict, path: tuple):
         """Prefilter literals, or None when the leaf has none (or prefiltering is off)."""

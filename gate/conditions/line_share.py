@@ -10,29 +10,96 @@ KIND = "line_share"
 
 
 class LineShare:
-    __slots__ = ("pattern", "keywords", "ignore", "low", "high", "min_lines", "timeout", "required_keywords")
+    __slots__ = ("pattern", "keywords", "ignore", "low", "high", "min_lines", "timeout", "required_keywords",
+                 "mask", "keyword_mask", "ignore_mask", "branches")
 
-    def __init__(self, pattern, keywords, ignore, low, high, min_lines, timeout):
+    def __init__(self, pattern, keywords, ignore, low, high, min_lines, timeout, mask=0, keyword_mask=0,
+                 ignore_mask=0, branches=()):
         self.pattern, self.keywords, self.ignore, self.timeout = pattern, keywords, ignore, timeout
         self.low, self.high, self.min_lines = low, high, min_lines
         self.required_keywords = keywords if low > 0 else None
+        # prefilter bits (gate/prefilter.py): a line without any of `mask` cannot match the
+        # pattern, nor one without any of `ignore_mask` the ignore pattern
+        self.mask, self.keyword_mask, self.ignore_mask = mask, keyword_mask, ignore_mask
+        self.branches = branches  # (bits, regex) per top-level alternative of the pattern
 
     def __call__(self, subject) -> bool:
+        if (self.mask or self.keyword_mask) and self.low > 0:
+            found = subject.found
+            if (self.mask and not found & self.mask) or (self.keyword_mask and not found & self.keyword_mask):
+                return False  # no line can match, so the share is 0, below min_share
         lines = subject.lines
+        if self.mask or self.ignore_mask or self.branches:
+            return self._by_line(subject, lines)
         if self.ignore is not None:
             skip = self.ignore.search
             lines = [line for line in lines if skip(line, timeout=self.timeout) is None]
         if not lines or len(lines) < self.min_lines:
             return False
-        if self.keywords is not None and not any(k in subject.lower for k in self.keywords):
+        if self.keyword_mask:
+            if not subject.found & self.keyword_mask:
+                return self.low <= 0
+        elif self.keywords is not None and not any(k in subject.lower for k in self.keywords):
             return self.low <= 0
         search = self.pattern.search
         hits = sum(1 for line in lines if search(line, timeout=self.timeout) is not None)
         share = hits / len(lines)
         return self.low <= share <= self.high
 
+    def _by_line(self, subject, lines) -> bool:
+        """The same judgement, with each line's regex run only when its literals are in it."""
+        masks, timeout = subject.line_found, self.timeout
+        if self.ignore is not None:  # rules often share an ignore pattern: filter once per subject
+            key = (self.ignore.pattern, self.ignore.flags)
+            memo = subject.memo if subject.memo is not None else subject.set_memo()
+            keep = memo.get(key)
+            if keep is None:
+                skip, ignore_mask = self.ignore.search, self.ignore_mask
+                keep = memo[key] = [i for i, line in enumerate(lines)
+                                    if (ignore_mask and not masks[i] & ignore_mask) or skip(line, timeout=timeout) is None]
+        else:
+            keep = range(len(lines))
+        if not keep or len(keep) < self.min_lines:
+            return False
+        if self.keyword_mask:
+            if not subject.found & self.keyword_mask:
+                return self.low <= 0
+        elif self.keywords is not None and not any(k in subject.lower for k in self.keywords):
+            return self.low <= 0
+        mask = self.mask
+        branches = self.branches or (((mask,) if mask else (), self.pattern),)
+        n, low, high = len(keep), self.low, self.high
+        if low <= 0 and high >= 1:
+            return True  # any share will do
+        # Stop as soon as the answer is certain: the share only grows with each hit,
+        # and can grow at most by the lines still to look at.
+        hits = 0
+        for done, i in enumerate(keep, 1):
+            found, hit = masks[i], False
+            if not mask or found & mask:
+                line = lines[i]
+                for needs, branch in branches:
+                    for bits in needs:
+                        if not found & bits:
+                            break
+                    else:
+                        if branch.search(line, timeout=timeout) is not None:
+                            hit = True
+                            break
+            if hit:
+                hits += 1
+                if hits / n > high:
+                    return False
+                if high >= 1 and low <= hits / n:
+                    return True
+            elif (hits + n - done) / n < low:
+                return False
+        return low <= hits / n <= high
+
 
 def compile(spec, ctx, path):
     ignore = ctx.regex({"pattern": spec["ignore"]}, path + ("ignore",)) if "ignore" in spec else None
-    return LineShare(ctx.regex(spec, path), ctx.keywords(spec, path), ignore, spec.get("min_share", 0.0),
-                     spec.get("max_share", 1.0), spec.get("min_lines", 1), ctx.timeout)
+    pattern, keywords = ctx.regex(spec, path), ctx.keywords(spec, path)
+    return LineShare(pattern, keywords, ignore, spec.get("min_share", 0.0), spec.get("max_share", 1.0),
+                     spec.get("min_lines", 1), ctx.timeout, ctx.derived_mask(pattern), ctx.keyword_mask(keywords),
+                     ctx.derived_mask(ignore) if ignore is not None else 0, ctx.branches(pattern))

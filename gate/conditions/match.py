@@ -4,19 +4,39 @@ KIND = "match"
 
 
 class Match:
-    __slots__ = ("pattern", "keywords", "timeout", "required_keywords")
+    __slots__ = ("pattern", "keywords", "timeout", "required_keywords", "mask", "keyword_mask", "branches")
 
-    def __init__(self, pattern, keywords, timeout):
+    def __init__(self, pattern, keywords, timeout, mask=0, keyword_mask=0, branches=()):
         self.pattern, self.keywords, self.timeout = pattern, keywords, timeout
         self.required_keywords = keywords
+        # prefilter bits (gate/prefilter.py): literals every match contains, and the keywords;
+        # branches: (bits, regex) per top-level alternative, searched one by one
+        self.mask, self.keyword_mask, self.branches = mask, keyword_mask, branches
 
     def __call__(self, subject) -> bool:
-        if self.keywords is not None:
+        if self.mask and not subject.found & self.mask:
+            return False
+        if self.keyword_mask:
+            if not subject.found & self.keyword_mask:
+                return False
+        elif self.keywords is not None:
             lower = subject.lower
             if not any(k in lower for k in self.keywords):
                 return False
+        if self.branches:
+            found, text, timeout = subject.found, subject.text, self.timeout
+            for masks, branch in self.branches:
+                for mask in masks:
+                    if not found & mask:
+                        break
+                else:
+                    if branch.search(text, timeout=timeout) is not None:
+                        return True
+            return False
         return self.pattern.search(subject.text, timeout=self.timeout) is not None
 
 
 def compile(spec, ctx, path):
-    return Match(ctx.regex(spec, path), ctx.keywords(spec, path), ctx.timeout)
+    pattern, keywords = ctx.regex(spec, path), ctx.keywords(spec, path)
+    return Match(pattern, keywords, ctx.timeout, ctx.derived_mask(pattern), ctx.keyword_mask(keywords),
+                 ctx.branches(pattern))

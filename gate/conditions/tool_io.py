@@ -11,11 +11,12 @@ KIND = "tool_io"
 
 
 class ToolIO:
-    __slots__ = ("pattern", "keywords", "timeout", "required_keywords")
+    __slots__ = ("pattern", "keywords", "timeout", "required_keywords", "branches")
 
-    def __init__(self, pattern, keywords, timeout):
+    def __init__(self, pattern, keywords, timeout, branches=()):
         self.pattern, self.keywords, self.timeout = pattern, keywords, timeout
         self.required_keywords = None  # its keywords are about tool text, not the subject's text
+        self.branches = branches  # (prefilter bits, regex) per top-level alternative (see match.py)
 
     def __call__(self, subject) -> bool:
         text = subject.tool_text
@@ -25,8 +26,19 @@ class ToolIO:
             lower = text.lower()
             if not any(k in lower for k in self.keywords):
                 return False
+        if self.branches:
+            found, timeout = subject.tool_found, self.timeout
+            for masks, branch in self.branches:
+                for mask in masks:
+                    if not found & mask:
+                        break
+                else:
+                    if branch.search(text, timeout=timeout) is not None:
+                        return True
+            return False
         return self.pattern.search(text, timeout=self.timeout) is not None
 
 
 def compile(spec, ctx, path):
-    return ToolIO(ctx.regex(spec, path), ctx.keywords(spec, path), ctx.timeout)
+    pattern = ctx.regex(spec, path)
+    return ToolIO(pattern, ctx.keywords(spec, path), ctx.timeout, ctx.branches(pattern))

@@ -433,21 +433,27 @@ def _whole_group(piece: str) -> str | None:
 _REPEATS = (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT)
 
 
+def _parsed(pattern: str, flags: int):
+    """The pattern's parse tree as the stdlib reads it, or None when that reading could be
+    wrong (syntax only the regex package knows) or fails."""
+    if any(marker in pattern for marker in _REGEX_ONLY) or _POSIX_CLASS.search(pattern) \
+            or _GROUP_REFERENCE.search(pattern):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            return list(_sre_parse.parse(pattern, flags))
+    except Exception:
+        return None
+
+
 @_memoized
 def nested_repeats(pattern: str, flags: int = 0) -> bool:
     """Whether a repetition holds another repetition or an alternation (`(a+)+`,
     `(a|aa)*`, `(\\w+\\s){0,3}`): the shapes that can backtrack worse than
     polynomially. Also True for anything not understood."""
-    if any(marker in pattern for marker in _REGEX_ONLY) or _POSIX_CLASS.search(pattern) \
-            or _GROUP_REFERENCE.search(pattern):
-        return True
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            parsed = _sre_parse.parse(pattern, flags)
-        return _nested(list(parsed), False)
-    except Exception:
-        return True
+    items = _parsed(pattern, flags)
+    return True if items is None else _nested(items, False)
 
 
 def _nested(items, inside: bool) -> bool:
@@ -481,16 +487,8 @@ def may_explode(pattern: str, flags: int = 0) -> bool:
     (`(x+x+)+y`, `^(a|aa)+$`): the patterns that can run for ever. They get no derived
     literals, so they run (and time out, and are reported) exactly as without the
     prefilter. Also True for anything not understood."""
-    if any(marker in pattern for marker in _REGEX_ONLY) or _POSIX_CLASS.search(pattern) \
-            or _GROUP_REFERENCE.search(pattern):
-        return True
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            parsed = _sre_parse.parse(pattern, flags)
-        return _explodes(list(parsed), False)
-    except Exception:
-        return True
+    items = _parsed(pattern, flags)
+    return True if items is None else _explodes(items, False)
 
 
 def _explodes(items, inside: bool) -> bool:

@@ -154,3 +154,20 @@ class CompileContext:
             return expand_keywords(spec["keywords"], self.vocabularies)
         except ReferenceError_ as exc:
             raise self.fail(path + ("keywords",), str(exc)) from None
+
+
+def search_branches(branches, found: int, text: str, timeout) -> bool:
+    """Search an alternation branch by branch, each only when its literals were found.
+
+    `branches` is ((literal masks, compiled branch), ...): a branch runs only when,
+    for each of its masks, some literal of that mask is in the text (`found`).
+    """
+    for masks, branch in branches:
+        for mask in masks:
+            if not found & mask:
+                break
+        else:
+            if branch.search(text, timeout=timeout) is not None:
+                return True
+    return False
+

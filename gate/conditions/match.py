@@ -1,5 +1,7 @@
 """match: a regex (or any of several) found anywhere in the subject's text."""
 
+from gate.conditions.context import search_branches
+
 KIND = "match"
 
 
@@ -24,15 +26,7 @@ class Match:
             if not any(k in lower for k in self.keywords):
                 return False
         if self.branches:
-            found, text, timeout = subject.found, subject.text, self.timeout
-            for masks, branch in self.branches:
-                for mask in masks:
-                    if not found & mask:
-                        break
-                else:
-                    if branch.search(text, timeout=timeout) is not None:
-                        return True
-            return False
+            return search_branches(self.branches, subject.found, subject.text, self.timeout)
         return self.pattern.search(subject.text, timeout=self.timeout) is not None
 
 

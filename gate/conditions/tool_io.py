@@ -7,6 +7,8 @@ that printed a password means the window must not leave. So this looks at the
 whole window's tool input and output, stripped turns included.
 """
 
+from gate.conditions.context import search_branches
+
 KIND = "tool_io"
 
 
@@ -27,15 +29,7 @@ class ToolIO:
             if not any(k in lower for k in self.keywords):
                 return False
         if self.branches:
-            found, timeout = subject.tool_found, self.timeout
-            for masks, branch in self.branches:
-                for mask in masks:
-                    if not found & mask:
-                        break
-                else:
-                    if branch.search(text, timeout=timeout) is not None:
-                        return True
-            return False
+            return search_branches(self.branches, subject.tool_found, text, self.timeout)
         return self.pattern.search(text, timeout=self.timeout) is not None
 
 

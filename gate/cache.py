@@ -49,6 +49,20 @@ def load_classifier(path: str, *, use_cache: bool = True):
     return compile_revision(revision)
 
 
+def _analysis_code() -> bytes:
+    """The source of the code that derives the cached pattern facts: an entry made by
+    other code (a development checkout between releases) must miss, not mislead."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    digest = hashlib.sha256()
+    for name in ("literals.py", "prefilter.py"):
+        try:
+            with open(os.path.join(here, name), "rb") as handle:
+                digest.update(handle.read())
+        except OSError:
+            digest.update(name.encode())
+    return digest.digest()
+
+
 def load_revision_cached(path: str, *, use_cache: bool = True):
     """The validated revision for `path` (from the cache: without its YAML source places)."""
     return _load(path, use_cache)[0]
@@ -63,7 +77,7 @@ def _load(path: str, use_cache: bool, refresh: bool = False):
             raw = handle.read()
     except OSError as exc:
         raise GateError(Problem(path, f"cannot read rules file: {exc.strerror or exc}")) from None
-    key = hashlib.sha256(raw + f"\0{__version__}\0{_FORMAT}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(raw + f"\0{__version__}\0{_FORMAT}\0".encode() + _analysis_code()).hexdigest()[:24]
     cached = os.path.join(cache_dir(), f"{key}.pickle")
     if use_cache and not refresh:
         try:

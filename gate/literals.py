@@ -354,9 +354,10 @@ def alternatives(pattern: str, flags: int = 0) -> tuple | None:
     return tuple(out)
 
 
-def _split_top(pattern: str) -> list[str] | None:
-    """Split at every `|` outside groups and classes; None if the pattern does not scan."""
-    pieces, depth, start, i, n = [], 0, 0, 0, len(pattern)
+def _brackets(pattern: str) -> list[tuple[int, str]] | None:
+    """(index, char) of every `(`, `)` and `|` outside escapes and [classes]; None if a class
+    does not close. The one scanner both splitters below read."""
+    out, i, n = [], 0, len(pattern)
     while i < n:
         ch = pattern[i]
         if ch == "\\":
@@ -367,16 +368,28 @@ def _split_top(pattern: str) -> list[str] | None:
             if i < 0:
                 return None
             continue
+        if ch in "()|":
+            out.append((i, ch))
+        i += 1
+    return out
+
+
+def _split_top(pattern: str) -> list[str] | None:
+    """Split at every `|` outside groups and classes; None if the pattern does not scan."""
+    marks = _brackets(pattern)
+    if marks is None:
+        return None
+    pieces, depth, start = [], 0, 0
+    for i, ch in marks:
         if ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1
             if depth < 0:
                 return None
-        elif ch == "|" and depth == 0:
+        elif depth == 0:
             pieces.append(pattern[start:i])
             start = i + 1
-        i += 1
     if depth != 0:
         return None
     pieces.append(pattern[start:])
@@ -407,24 +420,17 @@ def _whole_group(piece: str) -> str | None:
     """The inside of `(?:...)` when that group is the whole piece (no quantifier after it)."""
     if not piece.startswith("(?:") or not piece.endswith(")"):
         return None
-    depth, i = 0, 0
-    while i < len(piece):
-        ch = piece[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "[":
-            i = _class_end(piece, i)
-            if i < 0:
-                return None
-            continue
+    marks = _brackets(piece)
+    if marks is None:
+        return None
+    depth = 0
+    for i, ch in marks:
         if ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1
             if depth == 0:
                 return piece[3:-1] if i == len(piece) - 1 else None
-        i += 1
     return None
 
 

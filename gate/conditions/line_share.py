@@ -36,15 +36,18 @@ class LineShare:
             lines = [line for line in lines if skip(line, timeout=self.timeout) is None]
         if not lines or len(lines) < self.min_lines:
             return False
-        if self.keyword_mask:
-            if not subject.found & self.keyword_mask:
-                return self.low <= 0
-        elif self.keywords is not None and not any(k in subject.lower for k in self.keywords):
+        if self._keywords_absent(subject):
             return self.low <= 0
         search = self.pattern.search
         hits = sum(1 for line in lines if search(line, timeout=self.timeout) is not None)
         share = hits / len(lines)
         return self.low <= share <= self.high
+
+    def _keywords_absent(self, subject) -> bool:
+        """The leaf's own keywords are nowhere in the text, so no line can match."""
+        if self.keyword_mask:
+            return not subject.found & self.keyword_mask
+        return self.keywords is not None and not any(k in subject.lower for k in self.keywords)
 
     def _by_line(self, subject, lines) -> bool:
         """The same judgement, with each line's regex run only when its literals are in it."""
@@ -61,10 +64,7 @@ class LineShare:
             keep = range(len(lines))
         if not keep or len(keep) < self.min_lines:
             return False
-        if self.keyword_mask:
-            if not subject.found & self.keyword_mask:
-                return self.low <= 0
-        elif self.keywords is not None and not any(k in subject.lower for k in self.keywords):
+        if self._keywords_absent(subject):
             return self.low <= 0
         mask = self.mask
         branches = self.branches or (((mask,) if mask else (), self.pattern),)

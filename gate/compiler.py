@@ -29,8 +29,15 @@ class CompiledRule:
     # subject or `when` is false; `keyword_mask` is required_keywords as bits.
     mask: int = 0
     keyword_mask: int = 0
+    # Pattern-set bits (gate/patternset.py), 0 when unknown: one of them must match the
+    # subject's text or `when` is false. Where the set can say, it replaces the prefilter.
+    set_mask: int = 0
 
     def fires(self, subject) -> bool:
+        if self.set_mask:
+            hits = subject.set_hits
+            if hits is not None:
+                return bool(hits & self.set_mask) and self._holds(subject)
         if self.mask and not subject.found & self.mask:
             return False
         if self.keyword_mask:
@@ -40,6 +47,9 @@ class CompiledRule:
             lower = subject.lower
             if not any(k in lower for k in self.required_keywords):
                 return False
+        return self._holds(subject)
+
+    def _holds(self, subject) -> bool:
         if not self.when(subject):
             return False
         for condition in self.unless:
@@ -52,10 +62,10 @@ class CompiledRule:
 
 
 def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEFAULT_TIMEOUT,
-                 literals=None, lazy: bool = False) -> CompiledRule:
+                 literals=None, lazy: bool = False, sets=None) -> CompiledRule:
     ctx = CompileContext(revision.vocabularies, revision.fragments, revision.source,
                          rule_id=rule.id, rule_kind="signal" if isinstance(rule, Signal) else "rule",
-                         prefilter=prefilter, timeout=timeout, literals=literals, lazy=lazy)
+                         prefilter=prefilter, timeout=timeout, literals=literals, lazy=lazy, sets=sets)
     when = compile_condition(rule.when, ctx, rule.path + ("when",))
     unless = tuple(compile_condition(c, ctx, rule.path + ("unless", i)) for i, c in enumerate(rule.unless))
     is_signal = isinstance(rule, Signal)
@@ -66,18 +76,28 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         unless=unless, weights=dict(rule.weights) if is_signal else {},
         required_keywords=required_keywords, mask=_required_mask(when) if literals is not None else 0,
         keyword_mask=ctx.keyword_mask(required_keywords),
+        set_mask=_required_mask(when, _set_bits) if sets is not None else 0,
     )
 
 
-def _required_mask(condition) -> int:
-    """Bits one of which must be in the subject for `condition` to be true; 0 if unknown."""
+def _prefilter_bits(leaf) -> int:
+    return leaf.mask or leaf.keyword_mask
+
+
+def _set_bits(leaf) -> int:
+    return leaf.gate.bit if leaf.gate is not None else 0
+
+
+def _required_mask(condition, leaf_bits=_prefilter_bits) -> int:
+    """Bits one of which must be present for `condition` to be true; 0 if unknown.
+    `leaf_bits` reads a pattern leaf's bits (prefilter literals, or pattern-set matches)."""
     if isinstance(condition, All):  # every part must hold: any part's bits will do; take the fewest
-        masks = [m for m in map(_required_mask, condition.parts) if m]
+        masks = [m for m in (_required_mask(p, leaf_bits) for p in condition.parts) if m]
         return min(masks, key=int.bit_count) if masks else 0
     if isinstance(condition, Any):  # one part must hold: the union, if every part has bits
-        masks = [_required_mask(p) for p in condition.parts]
         out = 0
-        for m in masks:
+        for part in condition.parts:
+            m = _required_mask(part, leaf_bits)
             if not m:
                 return 0
             out |= m
@@ -87,7 +107,7 @@ def _required_mask(condition) -> int:
     if isinstance(condition, (Match, Count, LineShare)):
         needed = (isinstance(condition, Match) or (isinstance(condition, Count) and condition.bounds.get("min", 0) >= 1)
                   or (isinstance(condition, LineShare) and condition.low > 0))
-        return (condition.mask or condition.keyword_mask) if needed else 0
+        return leaf_bits(condition) if needed else 0
     return 0
 
 
@@ -102,12 +122,14 @@ def compile_revision(revision, *, prefilter: bool = True, timeout: float = DEFAU
     """
     from gate.classify import Classifier
 
-    literals = None
+    literals = sets = None
     if optimize:
+        from gate.patternset import SetBuilder
         from gate.prefilter import LiteralTable
 
-        literals = LiteralTable()
-    rules = tuple(compile_rule(r, revision, prefilter=prefilter, timeout=timeout, literals=literals, lazy=lazy)
+        literals, sets = LiteralTable(), SetBuilder()
+    rules = tuple(compile_rule(r, revision, prefilter=prefilter, timeout=timeout, literals=literals, lazy=lazy,
+                               sets=sets)
                   for r in revision.rules)
     return Classifier(revision, rules, scanner=literals.scanner() if literals is not None else None,
-                      optimize=optimize)
+                      sets=sets.scanner() if sets is not None else None, optimize=optimize)

@@ -49,6 +49,21 @@ def shape_of(text: str) -> str:
     return " ".join(shape.split())
 
 
+def shapes_of_lines(lines: list[str]) -> list[str]:
+    """[shape_of(line) for line in lines], substituting once over the joined lines: no
+    substitution spans a newline, and `\b` sees a newline as it sees a line's edge."""
+    joined = "\n".join(line[:_SHAPE_PREFIX] for line in lines).lower()
+    if not joined.isascii() or len(lines) < 2:
+        return [shape_of(line) for line in lines]
+    if joined.count("-") >= 4:
+        joined = _UUID.sub("<id>", joined)
+    for digit in _DIGITS:
+        if digit in joined:
+            joined = _NUMBER.sub("0", _HEX.sub("<hex>", joined))
+            break
+    return [" ".join(line.split()) for line in joined.split("\n")]
+
+
 def reference_shape_of(text: str) -> str:
     """shape_of without its shortcuts (what the optimized one must equal)."""
     shape = text[:_SHAPE_PREFIX].lower()
@@ -68,15 +83,18 @@ class Subject:
 
     __slots__ = ("turns", "recent_shapes", "window", "_tool_text", "_text", "_lower", "_lines", "_prose_words", "_structure",
                  "_turn_shapes", "_line_shapes", "_window_shape", "scanner", "_found", "_turn_found", "_line_found",
-                 "_tool_found", "memo")
+                 "_tool_found", "memo", "sets", "_set_hits", "_tool_set_hits")
 
-    def __init__(self, turns, recent_shapes=frozenset(), window=None, scanner=None):
+    def __init__(self, turns, recent_shapes=frozenset(), window=None, scanner=None, sets=None):
         self.turns = turns
         self.recent_shapes = recent_shapes
         self.window = window  # for a one-turn subject: the whole window it sits in
         # the classifier's prefilter scanner (gate/prefilter.py); a window's parts share the window's
         self.scanner = scanner if scanner is not None or window is None else window.scanner
         self._found = self._turn_found = self._line_found = self._tool_found = None
+        # the classifier's pattern sets (gate/patternset.py), shared the same way
+        self.sets = sets if sets is not None or window is None else window.sets
+        self._set_hits = self._tool_set_hits = False  # False: not scanned yet
         self.memo = None  # what conditions compute once per subject (see line_share)
         self._tool_text = None
         self._text = self._lower = self._lines = self._prose_words = self._structure = None
@@ -130,6 +148,23 @@ class Subject:
         if self._tool_found is None:
             self._tool_found = -1 if self.scanner is None else self.scanner.scan(self.tool_text)
         return self._tool_found
+
+    @property
+    def set_hits(self) -> int | None:
+        """Bits of the set patterns (gate/patternset.py) that match the text; None when the
+        set cannot say (no set, text not plain, or too long): then conditions search."""
+        if self._set_hits is False:
+            self._set_hits = None if self.sets is None else self.sets.hits(self.text)
+        return self._set_hits
+
+    @property
+    def tool_set_hits(self) -> int | None:
+        """Bits of the set patterns that match `tool_text` (or None)."""
+        if self.window is not None:
+            return self.window.tool_set_hits  # the window's tool text, whichever part asks
+        if self._tool_set_hits is False:
+            self._tool_set_hits = None if self.sets is None else self.sets.hits(self.tool_text)
+        return self._tool_set_hits
 
     def set_memo(self) -> dict:
         self.memo = {}
@@ -265,7 +300,7 @@ class Subject:
     @property
     def line_shapes(self) -> list[str]:
         if self._line_shapes is None:
-            self._line_shapes = [shape_of(line) for line in self.lines[:2000]]
+            self._line_shapes = shapes_of_lines(self.lines[:2000])
         return self._line_shapes
 
     @property

@@ -14,11 +14,11 @@ from gate.metrics import OFFLINE_RATIOS
 
 SLOW_RULE = """
   - id: slow
-    description: backtracks catastrophically, on purpose
+    description: backtracks catastrophically, on purpose (the lookahead keeps it out of the exact set)
     scope: window
     role: any
     min_level: conservative
-    when: {match: {pattern: '^(a|aa)+$', keywords: [aaaa]}}
+    when: {match: {pattern: '^(a|aa)+(?=b)', keywords: [aaaa]}}
     examples:
       match: ["aaaa"]
       no_match: ["b"]

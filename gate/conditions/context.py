@@ -62,6 +62,7 @@ class CompileContext:
     timeout: float = DEFAULT_TIMEOUT
     literals: object = None  # gate.prefilter.LiteralTable when optimizing: derived keywords get bits
     lazy: bool = False  # a cached, already validated revision: compile each pattern on first use
+    sets: object = None  # gate.patternset.SetBuilder when optimizing: patterns searched in one pass
 
     def fail(self, path, message: str) -> GateError:
         return GateError(self.located.problem(path, f"{self.rule_kind} '{self.rule_id}': {message}"))
@@ -140,6 +141,38 @@ class CompileContext:
             return ()  # it runs, and times out, as it would without the prefilter
         return tuple(m for m in (self.literals.mask(s) for s in requirements(text, flags)) if m)
 
+    def set_gate(self, pattern, keywords, *, lines: bool = False) -> "SetGate | None":
+        """What the revision's pattern set (gate/patternset.py) can tell about a leaf that
+        needs its pattern and one of its keywords; None when it cannot tell (not in the
+        set, or the classifier is not optimized)."""
+        if self.sets is None:
+            return None
+        flags = pattern.flags & _FLAGS_THAT_SHAPE_A_MATCH
+        bit, exact = self.sets.add(pattern.pattern, flags, lines=lines)
+        keyword_bit = self._keyword_set_bit(keywords)
+        if not bit or (keywords is not None and not keyword_bit):
+            return None
+        branches = ()
+        if not exact and not lines:  # confirm a hit branch by branch, only the branches that hit
+            branches = []
+            for _, branch in self.branches(pattern):
+                branch_bit, branch_exact = self.sets.add(branch.pattern, flags)
+                if not branch_bit:
+                    branches = [(bit, False, pattern)]
+                    break
+                branches.append((branch_bit, branch_exact, branch))
+        return SetGate(bit, exact, keyword_bit, tuple(branches) or ((bit, False, pattern),))
+
+    def _keyword_set_bit(self, keywords) -> int:
+        """The set bit of "one of these keywords is in the text"; 0 when not in the set.
+
+        A keyword is looked for in the lowercased text; on plain text that is a
+        case-insensitive search for the (lowercase) keyword."""
+        if not keywords or any(k != k.lower() for k in keywords):
+            return 0
+        bit, exact = self.sets.add("|".join(regex.escape(k) for k in keywords), regex.IGNORECASE)
+        return bit if exact else 0
+
     def keyword_mask(self, keywords) -> int:
         """Prefilter bits of a leaf's own keywords; 0 to keep checking them one by one."""
         if self.literals is None or not keywords:
@@ -154,6 +187,31 @@ class CompileContext:
             return expand_keywords(spec["keywords"], self.vocabularies)
         except ReferenceError_ as exc:
             raise self.fail(path + ("keywords",), str(exc)) from None
+
+
+class SetGate:
+    """What the pattern set knows of one leaf, read from a subject's set hits."""
+
+    __slots__ = ("bit", "exact", "keywords", "branches")
+
+    def __init__(self, bit: int, exact: bool, keywords: int, branches: tuple):
+        self.bit, self.exact, self.keywords = bit, exact, keywords
+        self.branches = branches  # ((bit, exact, regex), ...): where a hit of a relaxed pattern is confirmed
+
+    def present(self, hits: int) -> bool:
+        """False proves the leaf's pattern (or all its keywords) absent; True may be wrong."""
+        return bool(hits & self.bit) and (not self.keywords or bool(hits & self.keywords))
+
+    def matches(self, hits: int, text: str, timeout) -> bool:
+        """Whether the pattern, and one of the keywords, are in `text`, whose set hits are `hits`."""
+        if not hits & self.bit or (self.keywords and not hits & self.keywords):
+            return False
+        if self.exact:
+            return True
+        for bit, exact, branch in self.branches:
+            if hits & bit and (exact or branch.search(text, timeout=timeout) is not None):
+                return True
+        return False
 
 
 def search_branches(branches, found: int, text: str, timeout) -> bool:

@@ -6,9 +6,9 @@ KIND = "count"
 
 
 class Count:
-    __slots__ = ("pattern", "keywords", "bounds", "timeout", "required_keywords", "mask", "keyword_mask", "shared")
+    __slots__ = ("pattern", "keywords", "bounds", "timeout", "required_keywords", "mask", "keyword_mask", "shared", "gate")
 
-    def __init__(self, pattern, keywords, bounds, timeout, mask=0, keyword_mask=0, shared=False):
+    def __init__(self, pattern, keywords, bounds, timeout, mask=0, keyword_mask=0, shared=False, gate=None):
         self.pattern, self.keywords, self.bounds, self.timeout = pattern, keywords, bounds, timeout
         # With min >= 1 the pattern must match, so its keywords must be present.
         self.required_keywords = keywords if bounds.get("min", 0) >= 1 else None
@@ -16,8 +16,13 @@ class Count:
         self.mask, self.keyword_mask = mask, keyword_mask
         # shared: rules that count the same pattern in the same subject count it once
         self.shared = shared
+        self.gate = gate  # the pattern set (gate/patternset.py): a miss proves a count of 0
 
     def __call__(self, subject) -> bool:
+        if self.gate is not None:
+            hits = subject.set_hits
+            if hits is not None:
+                return self._count(subject) if self.gate.present(hits) else within(0, self.bounds)
         if self.mask and not subject.found & self.mask:
             return within(0, self.bounds)
         if self.keyword_mask:
@@ -25,6 +30,9 @@ class Count:
                 return within(0, self.bounds)
         elif self.keywords is not None and not any(k in subject.lower for k in self.keywords):
             return within(0, self.bounds)
+        return self._count(subject)
+
+    def _count(self, subject) -> bool:
         limit = self.bounds.get("max", self.bounds.get("min", 0)) + 1
         if self.shared:
             memo = subject.memo if subject.memo is not None else subject.set_memo()
@@ -46,4 +54,4 @@ def compile(spec, ctx, path):
     bounds = {k: spec[k] for k in ("min", "max") if k in spec}
     pattern, keywords = ctx.regex(spec, path), ctx.keywords(spec, path)
     return Count(pattern, keywords, bounds, ctx.timeout, ctx.derived_mask(pattern), ctx.keyword_mask(keywords),
-                 shared=ctx.literals is not None)
+                 shared=ctx.literals is not None, gate=ctx.set_gate(pattern, keywords))

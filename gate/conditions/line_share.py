@@ -11,10 +11,10 @@ KIND = "line_share"
 
 class LineShare:
     __slots__ = ("pattern", "keywords", "ignore", "low", "high", "min_lines", "timeout", "required_keywords",
-                 "mask", "keyword_mask", "ignore_mask", "branches")
+                 "mask", "keyword_mask", "ignore_mask", "branches", "gate")
 
     def __init__(self, pattern, keywords, ignore, low, high, min_lines, timeout, mask=0, keyword_mask=0,
-                 ignore_mask=0, branches=()):
+                 ignore_mask=0, branches=(), gate=None):
         self.pattern, self.keywords, self.ignore, self.timeout = pattern, keywords, ignore, timeout
         self.low, self.high, self.min_lines = low, high, min_lines
         self.required_keywords = keywords if low > 0 else None
@@ -22,8 +22,14 @@ class LineShare:
         # pattern, nor one without any of `ignore_mask` the ignore pattern
         self.mask, self.keyword_mask, self.ignore_mask = mask, keyword_mask, ignore_mask
         self.branches = branches  # (bits, regex) per top-level alternative of the pattern
+        # the pattern's line form in the pattern set (gate/patternset.py): a miss proves no line matches
+        self.gate = gate
 
     def __call__(self, subject) -> bool:
+        if self.gate is not None and self.low > 0:
+            hits = subject.set_hits
+            if hits is not None and not self.gate.present(hits):
+                return False  # no line can match, so the share is 0, below min_share
         if (self.mask or self.keyword_mask) and self.low > 0:
             found = subject.found
             if (self.mask and not found & self.mask) or (self.keyword_mask and not found & self.keyword_mask):
@@ -102,4 +108,5 @@ def compile(spec, ctx, path):
     pattern, keywords = ctx.regex(spec, path), ctx.keywords(spec, path)
     return LineShare(pattern, keywords, ignore, spec.get("min_share", 0.0), spec.get("max_share", 1.0),
                      spec.get("min_lines", 1), ctx.timeout, ctx.derived_mask(pattern), ctx.keyword_mask(keywords),
-                     ctx.derived_mask(ignore) if ignore is not None else 0, ctx.branches(pattern))
+                     ctx.derived_mask(ignore) if ignore is not None else 0, ctx.branches(pattern),
+                     ctx.set_gate(pattern, keywords, lines=True))

@@ -13,17 +13,22 @@ KIND = "tool_io"
 
 
 class ToolIO:
-    __slots__ = ("pattern", "keywords", "timeout", "required_keywords", "branches")
+    __slots__ = ("pattern", "keywords", "timeout", "required_keywords", "branches", "gate")
 
-    def __init__(self, pattern, keywords, timeout, branches=()):
+    def __init__(self, pattern, keywords, timeout, branches=(), gate=None):
         self.pattern, self.keywords, self.timeout = pattern, keywords, timeout
         self.required_keywords = None  # its keywords are about tool text, not the subject's text
         self.branches = branches  # (prefilter bits, regex) per top-level alternative (see match.py)
+        self.gate = gate  # what the pattern set knows of this leaf (see match.py)
 
     def __call__(self, subject) -> bool:
         text = subject.tool_text
         if not text:
             return False
+        if self.gate is not None:
+            hits = subject.tool_set_hits
+            if hits is not None:
+                return self.gate.matches(hits, text, self.timeout)
         if self.keywords is not None:
             lower = text.lower()
             if not any(k in lower for k in self.keywords):
@@ -35,4 +40,5 @@ class ToolIO:
 
 def compile(spec, ctx, path):
     pattern = ctx.regex(spec, path)
-    return ToolIO(pattern, ctx.keywords(spec, path), ctx.timeout, ctx.branches(pattern))
+    keywords = ctx.keywords(spec, path)
+    return ToolIO(pattern, keywords, ctx.timeout, ctx.branches(pattern), ctx.set_gate(pattern, keywords))

@@ -1,0 +1,344 @@
+"""Every pattern of a revision searched in one pass (RE2::Set), where RE2 and `regex` agree.
+
+The keyword prefilter (gate/prefilter.py) proves most patterns cannot match, but
+common words ("the", "so", "we") let many through, and each then costs a
+`regex` search. An RE2 set answers "which of these patterns match this text?"
+for all of them in one linear pass, so a subject costs one scan instead of
+twenty searches.
+
+Two engines agree only where their semantics do, so the set answers only for
+*plain* text: ASCII printable characters, tab, newline and carriage return, and
+non-ASCII punctuation and symbols that are not word, digit or space characters
+and have no case ("’", "—", "→", "✓"). There `\\w`, `\\b`, `\\s`, `\\d` and
+case folding mean the same in both. Other text (accented letters, CJK, control
+characters) and text longer than SET_MAX get None and take the prefilter path.
+
+Patterns are translated from the standard library's parse tree (the one
+gate/literals.py reads), so what RE2 sees is what `regex` would run:
+- exact: the translation matches exactly where the pattern does; a hit is a match;
+- relaxed: lookarounds dropped, possessive and atomic groups made plain, and
+  bounded repeats above OPEN_REPEATS_ABOVE opened: it matches wherever the pattern does, and maybe
+  elsewhere; a miss proves no match, a hit must be confirmed by `regex`;
+- absent (None): syntax not understood (group references, `regex`-only syntax):
+  the pattern is searched as before.
+A pattern that judges lines one by one (line_share) searches each line stripped
+of its surrounding whitespace, where `^` and `\\A` hold at the line's first
+non-blank character. Its line form reads every such anchor as "a line edge or a
+whitespace character", so wherever the pattern matches a stripped line, the line
+form matches the whole text: a miss proves no line matches.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import warnings
+
+_UNLOADED = object()
+_re2 = _UNLOADED  # the google-re2 module, imported on first need: a one-window hook never needs it
+
+
+def _engine():
+    """The re2 module, or None when it is not installed (then every search takes the
+    prefilter path: same decisions, only slower)."""
+    global _re2
+    if _re2 is _UNLOADED:
+        try:
+            import re2 as module
+        except ImportError:  # pragma: no cover - a dependency; this keeps a broken install working
+            module = None
+        _re2 = module
+    return _re2
+
+from gate.literals import _GROUP_REFERENCE, _POSIX_CLASS, _REGEX_ONLY, _c, _memoized, _sre_parse
+
+SET_MAX = 32_768  # characters: longer text takes the prefilter path (and keeps RE2's DFA small)
+_RE2_REPEAT_MAX = 1000  # RE2 refuses bounded repeats above this
+# A bounded repeat such as [^.\n]{0,80} multiplies the set's DFA states (and its
+# memory and time) by its bound; opened to {0,} it costs nothing, and the
+# pattern becomes relaxed (a hit is confirmed by `regex`).
+OPEN_REPEATS_ABOVE = 8
+_SET_MEMORY = 256 << 20  # bytes for the set's DFA; if it is ever exhausted the scan answers None
+_FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
+
+# Plain text, for `regex` and RE2 alike: anything else makes the set answer None.
+_NOT_PRINTABLE_ASCII = re.compile(r"[^\t\n\r\x20-\x7e]")
+_PLAIN_CHAR: dict = {}  # non-ASCII character -> whether plain text may hold it
+
+
+def is_plain(text: str) -> bool:
+    if text.isascii():
+        return _NOT_PRINTABLE_ASCII.search(text) is None
+    for ch in set(_NOT_PRINTABLE_ASCII.findall(text)):
+        verdict = _PLAIN_CHAR.get(ch)
+        if verdict is None:
+            verdict = _PLAIN_CHAR[ch] = _plain_char(ch)
+        if not verdict:
+            return False
+    return True
+
+
+def _plain_char(ch: str) -> bool:
+    """A non-ASCII punctuation or symbol character that no engine reads as a word, digit
+    or space character, and that has no case."""
+    import regex
+
+    return (ch >= "\x80" and unicodedata.category(ch)[0] in "PS"
+            and regex.match(r"[\w\s\d\p{Cased}\p{Changes_When_Casefolded}\p{Changes_When_Casemapped}]", ch) is None
+            and re.match(r"[\w\s\d]", ch) is None)
+
+
+class Translation(tuple):
+    """(text, exact): a pattern in RE2 syntax, and whether it matches exactly where the
+    original does. A plain tuple underneath, so the cache stores it without this class."""
+
+    __slots__ = ()
+
+    def __new__(cls, text: str, exact: bool):
+        return tuple.__new__(cls, (text, exact))
+
+    text = property(lambda self: self[0])
+    exact = property(lambda self: self[1])
+
+
+def translate(pattern: str, flags: int, *, lines: bool = False) -> Translation | None:
+    """The RE2 form of a `regex` pattern, or None when it is not understood."""
+    if (any(marker in pattern for marker in _REGEX_ONLY) or _POSIX_CLASS.search(pattern)
+            or _GROUP_REFERENCE.search(pattern)):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            parsed = _sre_parse.parse(pattern, flags & (re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE))
+        global_flags = parsed.state.flags
+        if global_flags & (re.LOCALE | re.ASCII):  # ASCII would do on plain text, but keep it simple
+            return None
+        writer = _Writer(lines)
+        body = writer.sequence(list(parsed))
+    except _Untranslatable:
+        return None
+    except Exception:  # anything the parser or the walk does not expect: not in the set
+        return None
+    prefix = "".join(letter for flag, letter in _FLAG_LETTERS if global_flags & flag)
+    return Translation((f"(?{prefix})" if prefix else "") + body, writer.exact)
+
+
+class _Untranslatable(Exception):
+    pass
+
+
+class _Writer:
+    """The parse tree written back in RE2 syntax; `exact` turns False on any relaxation."""
+
+    def __init__(self, lines: bool):
+        self.lines, self.exact = lines, True
+
+    def sequence(self, items) -> str:
+        return "".join(self.node(op, av) for op, av in items)
+
+    def node(self, op, av) -> str:
+        if op is _c.LITERAL:
+            return _literal(av)
+        if op is _c.NOT_LITERAL:
+            return "[^" + _class_char(av) + "]"
+        if op is _c.ANY:
+            return "."
+        if op is _c.IN:
+            return _class(av)
+        if op is _c.BRANCH:
+            return "(?:" + "|".join(self.sequence(list(branch)) for branch in av[1]) + ")"
+        if op is _c.SUBPATTERN:
+            _, add, remove, inner = av
+            on = "".join(letter for flag, letter in _FLAG_LETTERS if add & flag)
+            off = "".join(letter for flag, letter in _FLAG_LETTERS if remove & flag)
+            if (add | remove) & ~(re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE | re.UNICODE):
+                raise _Untranslatable
+            return "(?" + on + ("-" + off if off else "") + ":" + self.sequence(list(inner)) + ")"
+        if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
+            low, high, inner = av
+            if op is _c.POSSESSIVE_REPEAT:
+                self.exact = False  # a possessive repeat can fail where a greedy one matches
+            # lazy or greedy, a match exists in the same places: greedy is written
+            return "(?:" + self.sequence(list(inner)) + ")" + self.repeat(low, high)
+        if op is _c.ATOMIC_GROUP:
+            self.exact = False
+            return "(?:" + self.sequence(list(av)) + ")"
+        if op in (_c.ASSERT, _c.ASSERT_NOT):
+            self.exact = False  # dropped: the pattern without it matches wherever it did
+            return ""
+        if op is _c.AT:
+            return self.anchor(av)
+        raise _Untranslatable  # group references, conditionals, anything new
+
+    def repeat(self, low: int, high) -> str:
+        if low > _RE2_REPEAT_MAX:
+            raise _Untranslatable
+        if high is _c.MAXREPEAT or high > OPEN_REPEATS_ABOVE:
+            if high is not _c.MAXREPEAT:
+                self.exact = False
+            return "*" if low == 0 else "+" if low == 1 else "{%d,}" % low
+        if (low, high) == (0, 1):
+            return "?"
+        return "{%d}" % low if low == high else "{%d,%d}" % (low, high)
+
+    def anchor(self, code) -> str:
+        if code is _c.AT_BOUNDARY:
+            return r"\b"
+        if code is _c.AT_NON_BOUNDARY:
+            return r"\B"
+        # A stripped line starts after the blanks that began it; in plain text lines
+        # end at \n or \r, so those blanks are spaces and tabs.
+        if self.lines and code in (_c.AT_BEGINNING, _c.AT_BEGINNING_STRING):
+            self.exact = False
+            return r"(?:(?m:^)|\r)[ \t]*"
+        if self.lines and code in (_c.AT_END, _c.AT_END_STRING):
+            self.exact = False
+            return r"[ \t]*(?:(?m:$)|\r)"
+        if code is _c.AT_BEGINNING:
+            return "^"
+        if code is _c.AT_END:
+            return "$"
+        if code is _c.AT_BEGINNING_STRING:
+            return r"\A"
+        if code is _c.AT_END_STRING:
+            return r"\z"
+        raise _Untranslatable
+
+
+_CATEGORIES = {
+    _c.CATEGORY_DIGIT: r"\d", _c.CATEGORY_NOT_DIGIT: r"\D", _c.CATEGORY_SPACE: r"\s",
+    _c.CATEGORY_NOT_SPACE: r"\S", _c.CATEGORY_WORD: r"\w", _c.CATEGORY_NOT_WORD: r"\W",
+}
+
+
+def _literal(code: int) -> str:
+    ch = chr(code)
+    if ch.isascii() and (ch.isalnum() or ch in " _"):
+        return ch
+    return r"\x{%x}" % code
+
+
+def _class_char(code: int) -> str:
+    ch = chr(code)
+    return ch if ch.isascii() and ch.isalnum() else r"\x{%x}" % code
+
+
+def _class(items) -> str:
+    out, negate = [], False
+    for op, av in items:
+        if op is _c.NEGATE:
+            negate = True
+        elif op is _c.LITERAL:
+            out.append(_class_char(av))
+        elif op is _c.RANGE:
+            out.append(_class_char(av[0]) + "-" + _class_char(av[1]))
+        elif op is _c.CATEGORY and av in _CATEGORIES:
+            out.append(_CATEGORIES[av])
+        else:
+            raise _Untranslatable
+    return "[" + ("^" if negate else "") + "".join(out) + "]"
+
+
+class SetBuilder:
+    """Patterns in, bits out, while a revision compiles; `scanner()` once it is done.
+
+    Each distinct (pattern, flags) gets one bit in its set; `add` returns
+    (bit, exact), or (0, False) when the pattern stays out of the set."""
+
+    def __init__(self):
+        self.entries: dict = {}  # (pattern, flags, lines) -> (bit, Translation or None)
+        self.patterns: list[str] = []  # RE2 texts, in bit order
+
+    def add(self, pattern: str, flags: int, *, lines: bool = False) -> tuple[int, bool]:
+        key = (pattern, flags, lines)
+        entry = self.entries.get(key)
+        if entry is None:
+            translation = (_set_line_form if lines else _set_form)(pattern, flags)
+            bit = 0
+            if translation is not None:
+                bit = 1 << len(self.patterns)
+                self.patterns.append(translation[0])
+            entry = self.entries[key] = (bit, translation)
+        bit, translation = entry
+        return bit, bool(translation and translation[1])
+
+    def scanner(self) -> "SetScanner | None":
+        return SetScanner(tuple(self.patterns)) if self.patterns else None
+
+
+# Memoized with gate/literals.py's results, so the compiled-revision cache keeps them
+# and a hook does not parse its patterns again.
+@_memoized
+def _set_form(pattern: str, flags: int = 0) -> tuple | None:
+    translation = translate(pattern, flags)
+    return tuple(translation) if translation is not None and _compiles(translation.text) else None
+
+
+@_memoized
+def _set_line_form(pattern: str, flags: int = 0) -> tuple | None:
+    translation = translate(pattern, flags, lines=True)
+    return tuple(translation) if translation is not None and _compiles(translation.text) else None
+
+
+def _compiles(text: str) -> bool:
+    engine = _engine()
+    if engine is None:
+        return False
+    try:
+        engine.compile(text, _options())
+        return True
+    except Exception:
+        return False
+
+
+def _options():
+    options = _engine().Options()
+    options.max_mem = _SET_MEMORY
+    options.log_errors = False
+    return options
+
+
+class SetScanner:
+    """text -> the bits of every pattern that matches it, or None when the set cannot say.
+
+    Built from the patterns' RE2 texts, so it pickles small and rebuilds on load.
+    Each set carries a pattern that matches every text: a scan that reports
+    nothing at all failed (RE2 gives up when its DFA memory runs out) and
+    answers None rather than "no pattern matches"."""
+
+    __slots__ = ("patterns", "_built")
+
+    def __init__(self, patterns: tuple):
+        self.patterns = patterns
+        self._built = None  # (engine, sentinel index, bits), False when re2 is missing
+
+    def __reduce__(self):
+        return SetScanner, (self.patterns,)
+
+    def hits(self, text: str) -> int | None:
+        if len(text) > SET_MAX or not is_plain(text):
+            return None
+        if self._built is None:
+            self._built = _build(self.patterns) if _engine() is not None else False
+        return _scan(self._built, text) if self._built else None
+
+
+def _build(patterns: tuple):
+    engine = _engine().Set.SearchSet(_options())
+    for text in patterns:
+        engine.Add(text)
+    engine.Add("")  # the sentinel: matches every text, so an empty report means a failed scan
+    engine.Compile()
+    return engine, len(patterns), tuple(1 << i for i in range(len(patterns)))
+
+
+def _scan(built, text: str) -> int | None:
+    engine, sentinel, bits = built
+    found = engine.Match(text)
+    if not found:
+        return None
+    hits = 0
+    for index in found:
+        if index != sentinel:
+            hits |= bits[index]
+    return hits

@@ -1,0 +1,166 @@
+"""The pattern set (gate/patternset.py) says only what `regex` would say.
+
+For every pattern of every shipped revision, on the fixtures and a generated
+corpus: an exact translation hits exactly where the pattern matches, a relaxed
+one at least there, and a line form hits wherever the pattern matches one
+stripped line. Text the two engines could read differently gets no answer.
+"""
+
+from __future__ import annotations
+
+import glob
+import sys
+from pathlib import Path
+
+import pytest
+import regex
+
+from enginekit import classifier, drop_rule, match, revision_doc, user
+from gate.compiler import compile_revision
+from gate.conditions.context import Pattern
+from gate.loader import load_revision
+from gate.patternset import SET_MAX, SetBuilder, SetScanner, is_plain, translate
+from gate.window import normalize_window
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from corpus import corpus, fixture_windows  # noqa: E402
+
+RULES = sorted(glob.glob(str(ROOT / "rules" / "*.yaml")))
+FLAGS = regex.IGNORECASE | regex.MULTILINE
+
+
+def revision_patterns(path) -> set:
+    """(pattern, flags, line-judged) of every leaf pattern and every alternative of one."""
+    found = set()
+    compiled = compile_revision(load_revision(path))
+
+    def walk(node, lines=False):
+        if isinstance(node, Pattern):
+            found.add((node.pattern, node.flags & (FLAGS | regex.DOTALL), lines))
+            return
+        if isinstance(node, (tuple, list)):
+            for item in node:
+                walk(item, lines)
+            return
+        for name in getattr(type(node), "__slots__", ()) or getattr(node, "__dataclass_fields__", ()):
+            if name not in ("keywords", "required_keywords") and hasattr(node, name):
+                walk(getattr(node, name), lines or type(node).__name__ == "LineShare" and name == "pattern")
+
+    for rule in compiled.rules:
+        walk(rule)
+    return found
+
+
+@pytest.fixture(scope="module")
+def texts():
+    typical, large = corpus(400, 6, seed=23)
+    out = [t.text for w in fixture_windows() + typical + large for t in normalize_window(w)]
+    return [t for t in out if is_plain(t) and len(t) <= SET_MAX]
+
+
+@pytest.mark.parametrize("rules", RULES, ids=[Path(r).name for r in RULES])
+def test_set_answers_agree_with_regex(rules, texts):
+    builder = SetBuilder()
+    entries = []
+    for pattern, flags, lines in sorted(revision_patterns(rules)):
+        bit, exact = builder.add(pattern, flags, lines=lines)
+        if bit:
+            entries.append((regex.compile(pattern, flags), bit, exact, lines))
+    assert len(entries) > 50  # most of a revision's patterns are in the set
+    scanner = builder.scanner()
+    wrong = []
+    for text in texts:
+        hits = scanner.hits(text)
+        assert hits is not None
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        for compiled, bit, exact, by_line in entries:
+            if by_line:
+                matched = any(compiled.search(line) for line in lines)
+            else:
+                matched = compiled.search(text) is not None
+            hit = bool(hits & bit)
+            if (matched and not hit) or (exact and not by_line and hit and not matched):
+                wrong.append((compiled.pattern[:60], text[:60], matched, hit))
+    assert not wrong, wrong[:5]
+
+
+@pytest.mark.parametrize("text, plain", [
+    ("run `make test` before you push — CI is strict → ok ✓", True),
+    ("snake_case_names\tand\r\nCRLF", True),
+    ("café", False),  # a non-ASCII letter: \w and case folding differ between engines
+    ("ſtop", False), ("\u212a", False),  # fold to ASCII letters under IGNORECASE
+    ("a\u00a0b", False), ("a\u2028b", False), ("a\x0bb", False),  # spaces only one engine sees
+    ("٣", False), ("Ⓐ", False), ("\x00", False),
+])
+def test_plain_text(text, plain):
+    assert is_plain(text) is plain
+
+
+def test_text_that_is_not_plain_gets_no_answer():
+    builder = SetBuilder()
+    builder.add(r"\bcafe\b", FLAGS)
+    scanner = builder.scanner()
+    assert scanner.hits("a cafe") == 1
+    assert scanner.hits("a café") is None
+    assert scanner.hits("x" * 40_000) is None  # too long for the set: the prefilter path takes it
+
+
+@pytest.mark.parametrize("pattern, exact", [
+    (r"\bwe\s+(?:decided|agreed)\b", True),
+    (r"^\s*epoch\s+\d+/\d+", True),
+    (r"a{,3}b\Z", True),  # Python's {,3} is {0,3}; \Z is RE2's \z
+    (r"(?<!not\s)\bremember\b", False),  # lookbehind dropped: relaxed
+    (r"\d++%", False),  # possessive made greedy
+    (r"\bif\b[^.\n]{0,80},", False),  # a long bounded repeat is opened
+])
+def test_translation_is_exact_or_relaxed(pattern, exact):
+    translation = translate(pattern, FLAGS)
+    assert translation is not None and translation.exact is exact
+
+
+@pytest.mark.parametrize("pattern", [r"(\w+)\s+\1", r"\p{Lu}\w+", r"[[:alpha:]]+", r"(?P<x>a)(?P=x)"])
+def test_patterns_the_set_cannot_read_stay_out(pattern):
+    assert translate(pattern, FLAGS) is None
+    assert SetBuilder().add(pattern, FLAGS) == (0, False)
+
+
+def test_a_scan_matching_nothing_is_zero_not_unknown():
+    """The sentinel pattern tells "no pattern matched" from "the scan failed"."""
+    builder = SetBuilder()
+    builder.add(r"\bdeploy\b", FLAGS)
+    scanner = builder.scanner()
+    assert scanner.hits("nothing here") == 0
+    assert SetScanner(scanner.patterns).hits("we deploy on friday") == 1  # and it pickles by its patterns
+
+
+def test_an_exactly_translated_pattern_never_reaches_the_backtracking_engine():
+    """(x+x+)+y backtracks for ages in `regex`; RE2 proves in one pass that it does not match."""
+    judge = classifier(revision_doc([drop_rule("slow", match(r"(x+x+)+y"))])).classify
+    judge([user("warm-up: the set is built from the second window on")])
+    decision = judge([user("x" * 2000)])
+    assert decision.error is None and decision.rule is None
+
+
+def test_one_window_does_not_build_the_set():
+    """Building the set costs more than it saves on a single window (an editor hook)."""
+    judge = classifier(revision_doc([drop_rule("loss", match(r"\bloss\b"))]))
+    judge.classify([user("loss went down")])
+    assert judge.sets._built is None
+    judge.classify([user("loss went down")])
+    assert judge.sets._built
+
+
+def test_without_re2_the_classifier_decides_the_same(monkeypatch, texts):
+    import gate.patternset as patternset
+
+    revision = load_revision(RULES[-1])
+    windows = [[user(text)] for text in texts[:300]]
+    with_set = compile_revision(revision)
+    expected = [(d.action, d.trace, d.error) for d in map(with_set.classify, windows)]
+    assert with_set.sets._built is not None
+    monkeypatch.setattr(patternset, "_re2", None)
+    without = compile_revision(revision)
+    assert without.sets is None or without.sets.hits("a plain text") is None
+    assert [(d.action, d.trace, d.error) for d in map(without.classify, windows)] == expected

@@ -80,19 +80,15 @@ class Classifier:
         stripped = {}
         for turn in turns:
             subject = make((turn,), recent, window=whole) if len(turns) > 1 else whole
-            found = None
+            hits, found = subject.set_hits, None
             for rule in turn_rules:
                 if rule.role != "any" and rule.role != turn.role:
                     continue
-                if rule.set_mask:  # the pattern set, inline: most rules stop here
-                    hits = subject.set_hits
-                    if hits is not None:
-                        if hits & rule.set_mask and _fires(rule, subject):
-                            stripped[turn.index] = rule.id
-                            trace.append(f"turn {turn.index} ({turn.role}) stripped by {rule.id}")
-                            break
+                # The pattern set where it can say, else the keyword prefilter: most rules stop here.
+                if hits is not None:
+                    if rule.set_mask and not hits & rule.set_mask:
                         continue
-                if rule.mask:  # the prefilter, inline
+                elif rule.mask:
                     if found is None:
                         found = subject.found
                     if not found & rule.mask:
@@ -115,15 +111,21 @@ class Classifier:
 
         scores = dict.fromkeys(self.types, 0.0)
         fired = []
+        by_role = {}  # role -> (subject, its set hits)
         for signal in signals:
-            subject = subjects[signal.role]
-            if signal.set_mask:
-                hits = subject.set_hits
-                if hits is not None and not hits & signal.set_mask:
+            state = by_role.get(signal.role)
+            if state is None:
+                subject = subjects[signal.role]
+                state = by_role[signal.role] = (subject, subject.set_hits if subject.turns else None)
+            subject, hits = state
+            if not subject.turns:
+                continue
+            if hits is not None:
+                if signal.set_mask and not hits & signal.set_mask:
                     continue
             elif signal.mask and not subject.found & signal.mask:
                 continue
-            if not subject.turns or not _fires(signal, subject):
+            if not _fires(signal, subject):
                 continue
             fired.append(signal)
             weights = signal.weights

@@ -83,7 +83,7 @@ class Subject:
 
     __slots__ = ("turns", "recent_shapes", "window", "_tool_text", "_text", "_lower", "_lines", "_prose_words", "_structure",
                  "_turn_shapes", "_line_shapes", "_window_shape", "scanner", "_found", "_turn_found", "_line_found",
-                 "_tool_found", "memo", "sets", "_set_hits", "_tool_set_hits")
+                 "_tool_found", "memo", "sets", "_set_hits", "_tool_set_hits", "_hits_by_text")
 
     def __init__(self, turns, recent_shapes=frozenset(), window=None, scanner=None, sets=None):
         self.turns = turns
@@ -95,6 +95,7 @@ class Subject:
         # the classifier's pattern sets (gate/patternset.py), shared the same way
         self.sets = sets if sets is not None or window is None else window.sets
         self._set_hits = self._tool_set_hits = False  # False: not scanned yet
+        self._hits_by_text = None  # on a window: the set hits of each text scanned, shared by its parts
         self.memo = None  # what conditions compute once per subject (see line_share)
         self._tool_text = None
         self._text = self._lower = self._lines = self._prose_words = self._structure = None
@@ -154,7 +155,18 @@ class Subject:
         """Bits of the set patterns (gate/patternset.py) that match the text; None when the
         set cannot say (no set, text not plain, or too long): then conditions search."""
         if self._set_hits is False:
-            self._set_hits = None if self.sets is None else self.sets.hits(self.text)
+            if self.sets is None:
+                self._set_hits = None
+            else:  # a role's subject is often one turn's text again: scan each text once per window
+                root = self.window if self.window is not None else self
+                memo = root._hits_by_text
+                if memo is None:
+                    memo = root._hits_by_text = {}
+                text = self.text
+                hits = memo.get(text, False)
+                if hits is False:
+                    hits = memo[text] = self.sets.hits(text)
+                self._set_hits = hits
         return self._set_hits
 
     @property

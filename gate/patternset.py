@@ -16,8 +16,9 @@ characters) and text longer than SET_MAX get None and take the prefilter path.
 Patterns are translated from the standard library's parse tree (the one
 gate/literals.py reads), so what RE2 sees is what `regex` would run:
 - exact: the translation matches exactly where the pattern does; a hit is a match;
-- relaxed: lookarounds dropped, possessive and atomic groups made plain, and
-  bounded repeats above OPEN_REPEATS_ABOVE opened: it matches wherever the pattern does, and maybe
+- relaxed: lookarounds dropped, possessive and atomic groups made plain, long
+  bounded repeats opened, the top-level sequence cut at its gaps into pieces
+  that must each match: it matches wherever the pattern does, and maybe
   elsewhere; a miss proves no match, a hit must be confirmed by `regex`;
 - absent (None): syntax not understood (group references, `regex`-only syntax):
   the pattern is searched as before.
@@ -58,7 +59,7 @@ _RE2_REPEAT_MAX = 1000  # RE2 refuses bounded repeats above this
 # memory and time) by its bound; opened to {0,} it costs nothing, and the
 # pattern becomes relaxed (a hit is confirmed by `regex`).
 OPEN_REPEATS_ABOVE = 8
-_SET_MEMORY = 256 << 20  # bytes for the set's DFA; if it is ever exhausted the scan answers None
+_SET_MEMORY = 128 << 20  # bytes for the set's DFA; if it is ever exhausted the scan answers None
 _FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
 
 # Plain text, for `regex` and RE2 alike: anything else makes the set answer None.
@@ -89,20 +90,26 @@ def _plain_char(ch: str) -> bool:
 
 
 class Translation(tuple):
-    """(text, exact): a pattern in RE2 syntax, and whether it matches exactly where the
-    original does. A plain tuple underneath, so the cache stores it without this class."""
+    """(pieces, exact): a pattern in RE2 syntax, as one or more pieces that must all
+    match, and whether a match of the pieces is a match of the original. A plain tuple
+    underneath, so the cache stores it without this class."""
 
     __slots__ = ()
 
-    def __new__(cls, text: str, exact: bool):
-        return tuple.__new__(cls, (text, exact))
+    def __new__(cls, pieces: tuple, exact: bool):
+        return tuple.__new__(cls, (pieces, exact))
 
-    text = property(lambda self: self[0])
+    pieces = property(lambda self: self[0])
     exact = property(lambda self: self[1])
 
 
 def translate(pattern: str, flags: int, *, lines: bool = False) -> Translation | None:
-    """The RE2 form of a `regex` pattern, or None when it is not understood."""
+    """The RE2 form of a `regex` pattern, or None when it is not understood.
+
+    The pattern's top-level sequence is cut at each gap (a run of "anything but a
+    few characters", such as `[^.\\n]{0,80}` or `.*`): the pieces between gaps are
+    required one by one. A set holding whole gapped patterns needs a DFA state for
+    every combination of gaps open at once, which costs hundreds of MB and µs."""
     if (any(marker in pattern for marker in _REGEX_ONLY) or _POSIX_CLASS.search(pattern)
             or _GROUP_REFERENCE.search(pattern)):
         return None
@@ -114,13 +121,34 @@ def translate(pattern: str, flags: int, *, lines: bool = False) -> Translation |
         if global_flags & (re.LOCALE | re.ASCII):  # ASCII would do on plain text, but keep it simple
             return None
         writer = _Writer(lines)
-        body = writer.sequence(list(parsed))
+        pieces = writer.pieces(list(parsed))
     except _Untranslatable:
         return None
     except Exception:  # anything the parser or the walk does not expect: not in the set
         return None
+    if not pieces:
+        return None
     prefix = "".join(letter for flag, letter in _FLAG_LETTERS if global_flags & flag)
-    return Translation((f"(?{prefix})" if prefix else "") + body, writer.exact)
+    prefix = f"(?{prefix})" if prefix else ""
+    return Translation(tuple(prefix + piece for piece in pieces), writer.exact and len(pieces) == 1)
+
+
+_CONSUMING = (_c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.BRANCH, _c.SUBPATTERN, _c.MAX_REPEAT, _c.MIN_REPEAT,
+              _c.POSSESSIVE_REPEAT, _c.ATOMIC_GROUP)
+
+
+def _is_gap(op, av) -> bool:
+    """A long repeat of a broad character set: `.*`, `[^.\\n]{0,80}`, `[^:]+`."""
+    if op not in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
+        return False
+    _, high, inner = av
+    if high is not _c.MAXREPEAT and high <= OPEN_REPEATS_ABOVE:
+        return False
+    inner = list(inner)
+    if len(inner) != 1:
+        return False
+    kind, value = inner[0]
+    return kind in (_c.ANY, _c.NOT_LITERAL) or (kind is _c.IN and any(op is _c.NEGATE for op, _ in value))
 
 
 class _Untranslatable(Exception):
@@ -135,6 +163,23 @@ class _Writer:
 
     def sequence(self, items) -> str:
         return "".join(self.node(op, av) for op, av in items)
+
+    def pieces(self, items) -> list[str]:
+        """The top-level sequence cut at its gaps; pieces that consume nothing are left out."""
+        out, current, consumes = [], [], False
+        for op, av in items + [(None, None)]:
+            if op is None or _is_gap(op, av):
+                if consumes:
+                    out.append("".join(current))
+                elif current:
+                    self.exact = False  # only anchors: nothing to require on their own
+                if op is not None:
+                    self.exact = False
+                current, consumes = [], False
+                continue
+            current.append(self.node(op, av))
+            consumes = consumes or op in _CONSUMING
+        return out
 
     def node(self, op, av) -> str:
         if op is _c.LITERAL:
@@ -242,25 +287,35 @@ def _class(items) -> str:
 class SetBuilder:
     """Patterns in, bits out, while a revision compiles; `scanner()` once it is done.
 
-    Each distinct (pattern, flags) gets one bit in its set; `add` returns
-    (bit, exact), or (0, False) when the pattern stays out of the set."""
+    Each distinct RE2 piece gets one bit in the set. `add` returns (mask, exact):
+    the pattern can match only where every bit of `mask` hits; (0, False) when the
+    pattern stays out of the set."""
 
     def __init__(self):
-        self.entries: dict = {}  # (pattern, flags, lines) -> (bit, Translation or None)
-        self.patterns: list[str] = []  # RE2 texts, in bit order
+        self.bits: dict[str, int] = {}  # RE2 piece -> its bit
+        self.patterns: list[str] = []  # RE2 pieces, in bit order
+
+    def translation(self, pattern: str, flags: int, *, lines: bool = False) -> tuple | None:
+        return (_set_line_form if lines else _set_form)(pattern, flags)
 
     def add(self, pattern: str, flags: int, *, lines: bool = False) -> tuple[int, bool]:
-        key = (pattern, flags, lines)
-        entry = self.entries.get(key)
-        if entry is None:
-            translation = (_set_line_form if lines else _set_form)(pattern, flags)
-            bit = 0
-            if translation is not None:
-                bit = 1 << len(self.patterns)
-                self.patterns.append(translation[0])
-            entry = self.entries[key] = (bit, translation)
-        bit, translation = entry
-        return bit, bool(translation and translation[1])
+        translation = self.translation(pattern, flags, lines=lines)
+        if translation is None:
+            return 0, False
+        pieces, exact = translation
+        mask = 0
+        for piece in pieces:
+            bit = self.bits.get(piece)
+            if bit is None:
+                bit = self.bits[piece] = 1 << len(self.patterns)
+                self.patterns.append(piece)
+            mask |= bit
+        return mask, exact
+
+    def key_bit(self, mask: int) -> int:
+        """The bit of the longest piece in `mask`: one bit that must hit, likely the rarest."""
+        pieces = [(len(self.patterns[i]), 1 << i) for i in range(mask.bit_length()) if mask >> i & 1]
+        return max(pieces)[1] if pieces else 0
 
     def scanner(self) -> "SetScanner | None":
         return SetScanner(tuple(self.patterns)) if self.patterns else None
@@ -270,14 +325,19 @@ class SetBuilder:
 # and a hook does not parse its patterns again.
 @_memoized
 def _set_form(pattern: str, flags: int = 0) -> tuple | None:
-    translation = translate(pattern, flags)
-    return tuple(translation) if translation is not None and _compiles(translation.text) else None
+    return _checked(translate(pattern, flags))
 
 
 @_memoized
 def _set_line_form(pattern: str, flags: int = 0) -> tuple | None:
-    translation = translate(pattern, flags, lines=True)
-    return tuple(translation) if translation is not None and _compiles(translation.text) else None
+    return _checked(translate(pattern, flags, lines=True))
+
+
+def _checked(translation) -> tuple | None:
+    """The translation as a plain tuple, if RE2 compiles every piece of it."""
+    if translation is None or not all(map(_compiles, translation.pieces)):
+        return None
+    return tuple(translation)
 
 
 def _compiles(text: str) -> bool:

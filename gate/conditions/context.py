@@ -141,27 +141,40 @@ class CompileContext:
             return ()  # it runs, and times out, as it would without the prefilter
         return tuple(m for m in (self.literals.mask(s) for s in requirements(text, flags)) if m)
 
-    def set_gate(self, pattern, keywords, *, lines: bool = False) -> "SetGate | None":
+    def set_gate(self, pattern, keywords, *, lines: bool = False, branches=None) -> "SetGate | None":
         """What the revision's pattern set (gate/patternset.py) can tell about a leaf that
         needs its pattern and one of its keywords; None when it cannot tell (not in the
-        set, or the classifier is not optimized)."""
+        set, or the classifier is not optimized). `branches`: self.branches(pattern), if known."""
         if self.sets is None:
             return None
         flags = pattern.flags & _FLAGS_THAT_SHAPE_A_MATCH
-        bit, exact = self.sets.add(pattern.pattern, flags, lines=lines)
         keyword_bit = self._keyword_set_bit(keywords)
-        if not bit or (keywords is not None and not keyword_bit):
+        if keywords is not None and not keyword_bit:
             return None
-        branches = ()
-        if not exact and not lines:  # confirm a hit branch by branch, only the branches that hit
-            branches = []
-            for _, branch in self.branches(pattern):
-                branch_bit, branch_exact = self.sets.add(branch.pattern, flags)
-                if not branch_bit:
-                    branches = [(bit, False, pattern)]
-                    break
-                branches.append((branch_bit, branch_exact, branch))
-        return SetGate(bit, exact, keyword_bit, tuple(branches) or ((bit, False, pattern),))
+        whole = self.sets.translation(pattern.pattern, flags, lines=lines)
+        if whole is not None and whole[1]:  # exact: a hit is a match
+            mask, _ = self.sets.add(pattern.pattern, flags, lines=lines)
+            return SetGate(((mask, True, pattern),), keyword_bit, mask)
+        # Relaxed: each top-level alternative separately, so a hit is confirmed by
+        # searching only the alternatives whose pieces all hit.
+        alternatives = []
+        if branches is None:
+            branches = self.branches(pattern)
+        for _, branch in branches or ((None, pattern),):
+            if self.sets.translation(branch.pattern, flags, lines=lines) is None:
+                alternatives = None
+                break
+            mask, exact = self.sets.add(branch.pattern, flags, lines=lines)
+            alternatives.append((mask, exact, branch))
+        if alternatives is None:
+            if whole is None:
+                return None
+            mask, _ = self.sets.add(pattern.pattern, flags, lines=lines)
+            alternatives = [(mask, False, pattern)]
+        key = 0
+        for mask, _, _ in alternatives:
+            key |= self.sets.key_bit(mask)
+        return SetGate(tuple(alternatives), keyword_bit, key)
 
     def _keyword_set_bit(self, keywords) -> int:
         """The set bit of "one of these keywords is in the text"; 0 when not in the set.
@@ -190,26 +203,33 @@ class CompileContext:
 
 
 class SetGate:
-    """What the pattern set knows of one leaf, read from a subject's set hits."""
+    """What the pattern set knows of one leaf, read from a subject's set hits.
 
-    __slots__ = ("bit", "exact", "keywords", "branches")
+    `alternatives` is ((mask, exact, regex), ...): the leaf's pattern can match only
+    where, for one alternative, every bit of its mask hits; an exact alternative
+    whose bits all hit is a match, another is confirmed by searching its regex."""
 
-    def __init__(self, bit: int, exact: bool, keywords: int, branches: tuple):
-        self.bit, self.exact, self.keywords = bit, exact, keywords
-        self.branches = branches  # ((bit, exact, regex), ...): where a hit of a relaxed pattern is confirmed
+    __slots__ = ("alternatives", "keywords", "bit")
+
+    def __init__(self, alternatives: tuple, keywords: int, bit: int):
+        self.alternatives, self.keywords = alternatives, keywords
+        self.bit = bit  # one of these hits wherever the pattern matches (for rule-level skipping)
 
     def present(self, hits: int) -> bool:
         """False proves the leaf's pattern (or all its keywords) absent; True may be wrong."""
-        return bool(hits & self.bit) and (not self.keywords or bool(hits & self.keywords))
+        if self.keywords and not hits & self.keywords:
+            return False
+        for mask, _, _ in self.alternatives:
+            if hits & mask == mask:
+                return True
+        return False
 
     def matches(self, hits: int, text: str, timeout) -> bool:
         """Whether the pattern, and one of the keywords, are in `text`, whose set hits are `hits`."""
-        if not hits & self.bit or (self.keywords and not hits & self.keywords):
+        if self.keywords and not hits & self.keywords:
             return False
-        if self.exact:
-            return True
-        for bit, exact, branch in self.branches:
-            if hits & bit and (exact or branch.search(text, timeout=timeout) is not None):
+        for mask, exact, regex_ in self.alternatives:
+            if hits & mask == mask and (exact or regex_.search(text, timeout=timeout) is not None):
                 return True
         return False
 

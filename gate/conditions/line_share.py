@@ -106,7 +106,8 @@ class LineShare:
 def compile(spec, ctx, path):
     ignore = ctx.regex({"pattern": spec["ignore"]}, path + ("ignore",)) if "ignore" in spec else None
     pattern, keywords = ctx.regex(spec, path), ctx.keywords(spec, path)
+    branches = ctx.branches(pattern)
     return LineShare(pattern, keywords, ignore, spec.get("min_share", 0.0), spec.get("max_share", 1.0),
                      spec.get("min_lines", 1), ctx.timeout, ctx.derived_mask(pattern), ctx.keyword_mask(keywords),
-                     ctx.derived_mask(ignore) if ignore is not None else 0, ctx.branches(pattern),
-                     ctx.set_gate(pattern, keywords, lines=True))
+                     ctx.derived_mask(ignore) if ignore is not None else 0, branches,
+                     ctx.set_gate(pattern, keywords, lines=True, branches=branches))

@@ -38,5 +38,6 @@ class Match:
 
 def compile(spec, ctx, path):
     pattern, keywords = ctx.regex(spec, path), ctx.keywords(spec, path)
+    branches = ctx.branches(pattern)
     return Match(pattern, keywords, ctx.timeout, ctx.derived_mask(pattern), ctx.keyword_mask(keywords),
-                 ctx.branches(pattern), ctx.set_gate(pattern, keywords))
+                 branches, ctx.set_gate(pattern, keywords, branches=branches))

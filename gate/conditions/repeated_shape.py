@@ -19,6 +19,8 @@ def compile(spec, ctx, path):
             own = subject.turn_shapes[0]
             shapes = subject.window.turn_shapes
             return bool(own) and shapes.count(own) >= least and shapes.count(own) / len(shapes) >= share
+        if len(subject.turns if unit == "turn" else subject.lines) < least:
+            return False  # too few to repeat: no need to compute shapes
         shapes = subject.turn_shapes if unit == "turn" else subject.line_shapes
         if len(shapes) < least:
             return False

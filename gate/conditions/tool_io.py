@@ -41,4 +41,5 @@ class ToolIO:
 def compile(spec, ctx, path):
     pattern = ctx.regex(spec, path)
     keywords = ctx.keywords(spec, path)
-    return ToolIO(pattern, keywords, ctx.timeout, ctx.branches(pattern), ctx.set_gate(pattern, keywords))
+    branches = ctx.branches(pattern)
+    return ToolIO(pattern, keywords, ctx.timeout, branches, ctx.set_gate(pattern, keywords, branches=branches))

@@ -31,37 +31,40 @@ _BULLET_MARKS = frozenset("-*+•")
 
 _UUID, _HEX, _NUMBER, _SPACE = (pattern for pattern, _ in _SHAPE_SUBS)
 _DIGITS = "0123456789"
+# Each lowercase hex digit as "h", anything else as " ": a hex id of 7+ characters
+# leaves "hhhhhhh" behind, found by a plain substring test (the id regex is slow).
+_HEX_MARKS = bytes(ord("h") if chr(i) in "0123456789abcdef" else ord(" ") for i in range(256))
+
+
+def _substituted(shape: str) -> str:
+    """The id and number substitutions of a lowercase shape, each tried only where it
+    can apply: an id or a hex run needs 7+ ASCII hex digits in a row, a number a digit
+    (any digit \\d knows, so text beyond ASCII is always substituted)."""
+    ascii_ = shape.isascii()
+    if "hhhhhhh" in shape.encode("ascii", "replace").translate(_HEX_MARKS).decode("ascii"):
+        if shape.count("-") >= 4:
+            shape = _UUID.sub("<id>", shape)
+        has_digit = not ascii_ or any(digit in shape for digit in _DIGITS)
+        if has_digit:
+            shape = _HEX.sub("<hex>", shape)
+    else:
+        has_digit = not ascii_ or any(digit in shape for digit in _DIGITS)
+    return _NUMBER.sub("0", shape) if has_digit else shape
 
 
 def shape_of(text: str) -> str:
-    shape = text[:_SHAPE_PREFIX].lower()
-    if not shape.isascii():
-        return reference_shape_of(text)
-    # The same substitutions, skipping those that cannot apply: an id needs four
-    # hyphens, a hex run and a number need a digit; str.split() collapses the same
-    # whitespace as \s+ (both are str.isspace), and strips it from the ends.
-    if shape.count("-") >= 4:
-        shape = _UUID.sub("<id>", shape)
-    for digit in _DIGITS:
-        if digit in shape:
-            shape = _NUMBER.sub("0", _HEX.sub("<hex>", shape))
-            break
-    return " ".join(shape.split())
+    # str.split() collapses the same whitespace as \s+ (both are str.isspace), and
+    # strips it from the ends.
+    return " ".join(_substituted(text[:_SHAPE_PREFIX].lower()).split())
 
 
 def shapes_of_lines(lines: list[str]) -> list[str]:
     """[shape_of(line) for line in lines], substituting once over the joined lines: no
     substitution spans a newline, and `\b` sees a newline as it sees a line's edge."""
-    joined = "\n".join(line[:_SHAPE_PREFIX] for line in lines).lower()
-    if not joined.isascii() or len(lines) < 2:
+    if len(lines) < 2:
         return [shape_of(line) for line in lines]
-    if joined.count("-") >= 4:
-        joined = _UUID.sub("<id>", joined)
-    for digit in _DIGITS:
-        if digit in joined:
-            joined = _NUMBER.sub("0", _HEX.sub("<hex>", joined))
-            break
-    return [" ".join(line.split()) for line in joined.split("\n")]
+    joined = "\n".join(line[:_SHAPE_PREFIX] for line in lines).lower()  # lines hold no newline
+    return [" ".join(line.split()) for line in _substituted(joined).split("\n")]
 
 
 def reference_shape_of(text: str) -> str:

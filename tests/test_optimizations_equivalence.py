@@ -69,7 +69,7 @@ def test_optimized_decisions_equal_unoptimized(rules, windows, tmp_path, monkeyp
 
 
 def test_feature_shortcuts_equal_reference(windows):
-    """Structure counts, prose words, lines and shapes, subject by subject."""
+    """Structure counts, prose words, lines, turn and line shapes, subject by subject."""
     for window in windows:
         turns = normalize_window(window)
         whole = Subject(turns)
@@ -78,6 +78,8 @@ def test_feature_shortcuts_equal_reference(windows):
             assert subject.structure == reference.structure
             assert subject.prose_words == reference.prose_words
             assert subject.lines == reference.lines
+            assert subject.turn_shapes == reference.turn_shapes
+            assert subject.line_shapes == reference.line_shapes
             assert subject.turn_shapes == reference.turn_shapes
             assert subject.line_shapes == reference.line_shapes
 

@@ -53,7 +53,7 @@ def _engine():
 
 from gate.literals import _GROUP_REFERENCE, _POSIX_CLASS, _REGEX_ONLY, _c, _memoized, _sre_parse
 
-SET_MAX = 32_768  # characters: longer text takes the prefilter path (and keeps RE2's DFA small)
+SET_MAX = 65_536  # characters: longer text takes the prefilter path (the oversized-paste rule strips turns over 60,000)
 _RE2_REPEAT_MAX = 1000  # RE2 refuses bounded repeats above this
 # A bounded repeat such as [^.\n]{0,80} multiplies the set's DFA states (and its
 # memory and time) by its bound; opened to {0,} it costs nothing, and the

@@ -86,7 +86,7 @@ class Subject:
 
     __slots__ = ("turns", "recent_shapes", "window", "_tool_text", "_text", "_lower", "_lines", "_prose_words", "_structure",
                  "_turn_shapes", "_line_shapes", "_window_shape", "scanner", "_found", "_turn_found", "_line_found",
-                 "_tool_found", "memo", "sets", "_set_hits", "_tool_set_hits", "_hits_by_text")
+                 "_tool_found", "memo", "sets", "_set_hits", "_tool_set_hits", "_hits_by_text", "_per_turn")
 
     def __init__(self, turns, recent_shapes=frozenset(), window=None, scanner=None, sets=None):
         self.turns = turns
@@ -99,6 +99,7 @@ class Subject:
         self.sets = sets if sets is not None or window is None else window.sets
         self._set_hits = self._tool_set_hits = False  # False: not scanned yet
         self._hits_by_text = None  # on a window: the set hits of each text scanned, shared by its parts
+        self._per_turn = None  # on a window: each turn's lines and their prefilter bits, shared by its parts
         self.memo = None  # what conditions compute once per subject (see line_share)
         self._tool_text = None
         self._text = self._lower = self._lines = self._prose_words = self._structure = None
@@ -197,21 +198,53 @@ class Subject:
 
     @property
     def lines(self) -> list[str]:
-        """Non-blank lines, stripped."""
+        """Non-blank lines, stripped. Turns are joined by a blank line, so a subject's
+        lines are its turns' lines, each turn's split once for the whole window."""
         if self._lines is None:
-            self._lines = [line for line in map(str.strip, self.text.splitlines()) if line]
+            root = self._root()
+            if root is None:
+                self._lines = [line for line in map(str.strip, self.text.splitlines()) if line]
+            elif len(self.turns) == 1:
+                self._lines = root._turn_part(self.turns[0])[0]
+            else:
+                self._lines = [line for turn in self.turns for line in root._turn_part(turn)[0]]
         return self._lines
 
     @property
     def line_found(self) -> list[int]:
         """The prefilter bits of each of `lines` (for conditions that judge line by line)."""
         if self._line_found is None:
+            root = self._root()
             if self.scanner is None:
                 self._line_found = [-1] * len(self.lines)
-            else:
+            elif root is None:
                 scan = self.scanner.scan
                 self._line_found = [scan(line) for line in self.lines]
+            else:
+                self._line_found = [bits for turn in self.turns for bits in root._turn_part(turn, found=True)[1]]
         return self._line_found
+
+    def _root(self):
+        """The window subject whose turns these are, or None (then work from the text)."""
+        root = self.window if self.window is not None else self
+        turns = root.turns
+        for turn in self.turns:
+            if not (isinstance(turn.index, int) and 0 <= turn.index < len(turns) and turns[turn.index] is turn):
+                return None
+        return root
+
+    def _turn_part(self, turn, found: bool = False) -> list:
+        """[lines, their prefilter bits or None] of one turn, computed once per window."""
+        cache = self._per_turn
+        if cache is None:
+            cache = self._per_turn = {}
+        part = cache.get(turn.index)
+        if part is None:
+            part = cache[turn.index] = [[line for line in map(str.strip, turn.text.splitlines()) if line], None]
+        if found and part[1] is None:
+            scan = self.scanner.scan
+            part[1] = [scan(line) for line in part[0]]
+        return part
 
     @property
     def prose_words(self) -> int:

@@ -103,13 +103,15 @@ class Translation(tuple):
     exact = property(lambda self: self[1])
 
 
-def translate(pattern: str, flags: int, *, lines: bool = False) -> Translation | None:
+def translate(pattern: str, flags: int, *, lines: bool = False, whole: bool = False) -> Translation | None:
     """The RE2 form of a `regex` pattern, or None when it is not understood.
 
-    The pattern's top-level sequence is cut at each gap (a run of "anything but a
-    few characters", such as `[^.\\n]{0,80}` or `.*`): the pieces between gaps are
-    required one by one. A set holding whole gapped patterns needs a DFA state for
-    every combination of gaps open at once, which costs hundreds of MB and µs."""
+    For the set, the pattern's top-level sequence is cut at each gap (a run of
+    "anything but a few characters", such as `[^.\\n]{0,80}` or `.*`): the pieces
+    between gaps are required one by one. A set holding whole gapped patterns needs
+    a DFA state for every combination of gaps open at once, which costs hundreds of
+    MB and µs. `whole=True` keeps the pattern whole and its repeats bounded, for
+    searching it alone."""
     if (any(marker in pattern for marker in _REGEX_ONLY) or _POSIX_CLASS.search(pattern)
             or _GROUP_REFERENCE.search(pattern)):
         return None
@@ -120,8 +122,8 @@ def translate(pattern: str, flags: int, *, lines: bool = False) -> Translation |
         global_flags = parsed.state.flags
         if global_flags & (re.LOCALE | re.ASCII):  # ASCII would do on plain text, but keep it simple
             return None
-        writer = _Writer(lines)
-        pieces = writer.pieces(list(parsed))
+        writer = _Writer(lines, open_above=_RE2_REPEAT_MAX if whole else OPEN_REPEATS_ABOVE)
+        pieces = [writer.sequence(list(parsed))] if whole else writer.pieces(list(parsed))
     except _Untranslatable:
         return None
     except Exception:  # anything the parser or the walk does not expect: not in the set
@@ -158,8 +160,8 @@ class _Untranslatable(Exception):
 class _Writer:
     """The parse tree written back in RE2 syntax; `exact` turns False on any relaxation."""
 
-    def __init__(self, lines: bool):
-        self.lines, self.exact = lines, True
+    def __init__(self, lines: bool, open_above: int = OPEN_REPEATS_ABOVE):
+        self.lines, self.exact, self.open_above = lines, True, open_above
 
     def sequence(self, items) -> str:
         return "".join(self.node(op, av) for op, av in items)
@@ -218,7 +220,7 @@ class _Writer:
     def repeat(self, low: int, high) -> str:
         if low > _RE2_REPEAT_MAX:
             raise _Untranslatable
-        if high is _c.MAXREPEAT or high > OPEN_REPEATS_ABOVE:
+        if high is _c.MAXREPEAT or high > self.open_above:
             if high is not _c.MAXREPEAT:
                 self.exact = False
             return "*" if low == 0 else "+" if low == 1 else "{%d,}" % low
@@ -338,6 +340,39 @@ def _checked(translation) -> tuple | None:
     if translation is None or not all(map(_compiles, translation.pieces)):
         return None
     return tuple(translation)
+
+
+@_memoized
+def _whole_form(pattern: str, flags: int = 0) -> str | None:
+    """The pattern whole in RE2 syntax, when that matches exactly where it does."""
+    translation = translate(pattern, flags, whole=True)
+    if translation is None or not translation.exact or not _compiles(translation.pieces[0]):
+        return None
+    return translation.pieces[0]
+
+
+def verifier(pattern: str, flags: int):
+    """A linear-time stand-in for `regex` search on plain text, or None: confirming a
+    set hit with a backtracking search through a large alternation costs 50 µs."""
+    text = _whole_form(pattern, flags)
+    return Verifier(text) if text is not None else None
+
+
+class Verifier:
+    """One pattern searched with RE2 (compiled on first use); only for plain text."""
+
+    __slots__ = ("text", "_compiled")
+
+    def __init__(self, text: str):
+        self.text, self._compiled = text, None
+
+    def __reduce__(self):
+        return Verifier, (self.text,)
+
+    def search(self, string: str, timeout=None):
+        if self._compiled is None:
+            self._compiled = _engine().compile(self.text, _options())
+        return self._compiled.search(string)
 
 
 def _compiles(text: str) -> bool:

@@ -19,7 +19,7 @@ from enginekit import classifier, drop_rule, match, revision_doc, user
 from gate.compiler import compile_revision
 from gate.conditions.context import Pattern
 from gate.loader import load_revision
-from gate.patternset import SET_MAX, SetBuilder, SetScanner, is_plain, translate
+from gate.patternset import SET_MAX, SetBuilder, SetScanner, is_plain, translate, verifier
 from gate.window import normalize_window
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,6 +69,10 @@ def test_set_answers_agree_with_regex(rules, texts):
         if bit:
             entries.append((regex.compile(pattern, flags), bit, exact, lines))
     assert len(entries) > 50  # most of a revision's patterns are in the set
+    verifiers = [(regex.compile(pattern, flags), found.search)
+                 for pattern, flags, lines in sorted(revision_patterns(rules))
+                 if not lines and (found := verifier(pattern, flags)) is not None]
+    assert verifiers
     scanner = builder.scanner()
     wrong = []
     for text in texts:
@@ -83,6 +87,9 @@ def test_set_answers_agree_with_regex(rules, texts):
             hit = bool(hits & bit)
             if (matched and not hit) or (exact and not by_line and hit and not matched):
                 wrong.append((compiled.pattern[:60], text[:60], matched, hit))
+        for compiled, search in verifiers:  # RE2 stand-ins that confirm a set hit
+            if (search(text) is not None) != (compiled.search(text) is not None):
+                wrong.append(("verifier", compiled.pattern[:60], text[:60]))
     assert not wrong, wrong[:5]
 
 

@@ -147,6 +147,8 @@ class CompileContext:
         set, or the classifier is not optimized). `branches`: self.branches(pattern), if known."""
         if self.sets is None:
             return None
+        from gate.patternset import verifier
+
         flags = pattern.flags & _FLAGS_THAT_SHAPE_A_MATCH
         keyword_bit = self._keyword_set_bit(keywords)
         if keywords is not None and not keyword_bit:
@@ -165,12 +167,12 @@ class CompileContext:
                 alternatives = None
                 break
             mask, exact = self.sets.add(branch.pattern, flags, lines=lines)
-            alternatives.append((mask, exact, branch))
+            alternatives.append((mask, exact, (not lines and verifier(branch.pattern, flags)) or branch))
         if alternatives is None:
             if whole is None:
                 return None
             mask, _ = self.sets.add(pattern.pattern, flags, lines=lines)
-            alternatives = [(mask, False, pattern)]
+            alternatives = [(mask, False, (not lines and verifier(pattern.pattern, flags)) or pattern)]
         key = 0
         for mask, _, _ in alternatives:
             key |= self.sets.key_bit(mask)

@@ -233,17 +233,37 @@ class Subject:
                 return None
         return root
 
-    def _turn_part(self, turn, found: bool = False) -> list:
-        """[lines, their prefilter bits or None] of one turn, computed once per window."""
+    @property
+    def line_set_hits(self) -> list:
+        """The pattern-set hits of each of `lines` (None for a line the set cannot judge)."""
+        memo = self.memo if self.memo is not None else self.set_memo()
+        found = memo.get("line_set_hits")
+        if found is None:
+            root = self._root()
+            if root is None:
+                found = [self.sets.hits(line) for line in self.lines]
+            elif len(self.turns) == 1:
+                found = root._turn_part(self.turns[0], set_hits=True)[2]
+            else:
+                found = [hits for turn in self.turns for hits in root._turn_part(turn, set_hits=True)[2]]
+            memo["line_set_hits"] = found
+        return found
+
+    def _turn_part(self, turn, found: bool = False, set_hits: bool = False) -> list:
+        """[lines, their prefilter bits, their set hits] of one turn, each computed once
+        per window, on first use (None until then)."""
         cache = self._per_turn
         if cache is None:
             cache = self._per_turn = {}
         part = cache.get(turn.index)
         if part is None:
-            part = cache[turn.index] = [[line for line in map(str.strip, turn.text.splitlines()) if line], None]
+            part = cache[turn.index] = [[line for line in map(str.strip, turn.text.splitlines()) if line], None, None]
         if found and part[1] is None:
             scan = self.scanner.scan
             part[1] = [scan(line) for line in part[0]]
+        if set_hits and part[2] is None:
+            hits = self.sets.hits
+            part[2] = [hits(line) for line in part[0]]
         return part
 
     @property

@@ -24,9 +24,11 @@ gate/literals.py reads), so what RE2 sees is what `regex` would run:
   the pattern is searched as before.
 A pattern that judges lines one by one (line_share) searches each line stripped
 of its surrounding whitespace, where `^` and `\\A` hold at the line's first
-non-blank character. Its line form reads every such anchor as "a line edge or a
-whitespace character", so wherever the pattern matches a stripped line, the line
-form matches the whole text: a miss proves no line matches.
+non-blank character. Its line form reads every such anchor as "a line edge,
+past the blanks that begin or end the line", so wherever the pattern matches a
+stripped line, the line form matches the whole text: a miss proves no line
+matches. On one stripped line alone the line form is the pattern itself, so its
+`exact` says whether a hit on that line is a match there.
 """
 
 from __future__ import annotations
@@ -234,12 +236,11 @@ class _Writer:
         if code is _c.AT_NON_BOUNDARY:
             return r"\B"
         # A stripped line starts after the blanks that began it; in plain text lines
-        # end at \n or \r, so those blanks are spaces and tabs.
+        # end at \n or \r, so those blanks are spaces and tabs. On one stripped line
+        # alone this is the anchor itself, so a line form's `exact` is about one line.
         if self.lines and code in (_c.AT_BEGINNING, _c.AT_BEGINNING_STRING):
-            self.exact = False
             return r"(?:(?m:^)|\r)[ \t]*"
         if self.lines and code in (_c.AT_END, _c.AT_END_STRING):
-            self.exact = False
             return r"[ \t]*(?:(?m:$)|\r)"
         if code is _c.AT_BEGINNING:
             return "^"

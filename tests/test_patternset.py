@@ -32,7 +32,8 @@ FLAGS = regex.IGNORECASE | regex.MULTILINE
 
 
 def revision_patterns(path) -> set:
-    """(pattern, flags, line-judged) of every leaf pattern and every alternative of one."""
+    """(pattern, flags, line-judged) of every leaf pattern and every alternative of one
+    (bits below are masks: a pattern cut at its gaps hits where all its pieces do)."""
     found = set()
     compiled = compile_revision(load_revision(path))
 
@@ -84,9 +85,16 @@ def test_set_answers_agree_with_regex(rules, texts):
                 matched = any(compiled.search(line) for line in lines)
             else:
                 matched = compiled.search(text) is not None
-            hit = bool(hits & bit)
+            hit = hits & bit == bit  # a cut pattern hits where all its pieces do
             if (matched and not hit) or (exact and not by_line and hit and not matched):
                 wrong.append((compiled.pattern[:60], text[:60], matched, hit))
+        for line in lines:  # a line form on one stripped line: exact there, or at least a superset
+            line_hits = scanner.hits(line)
+            for compiled, bit, exact, by_line in entries:
+                if by_line:
+                    matched, hit = compiled.search(line) is not None, line_hits & bit == bit
+                    if (matched and not hit) or (exact and hit and not matched):
+                        wrong.append(("line", compiled.pattern[:60], line[:60], matched, hit))
         for compiled, search in verifiers:  # RE2 stand-ins that confirm a set hit
             if (search(text) is not None) != (compiled.search(text) is not None):
                 wrong.append(("verifier", compiled.pattern[:60], text[:60]))

@@ -230,6 +230,10 @@ class SetGate:
         """Whether the pattern, and one of the keywords, are in `text`, whose set hits are `hits`."""
         if self.keywords and not hits & self.keywords:
             return False
+        return self.pattern_matches(hits, text, timeout)
+
+    def pattern_matches(self, hits: int, text: str, timeout) -> bool:
+        """Whether the pattern is in `text` (keywords aside: line_share asks it line by line)."""
         for mask, exact, regex_ in self.alternatives:
             if hits & mask == mask and (exact or regex_.search(text, timeout=timeout) is not None):
                 return True

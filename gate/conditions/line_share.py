@@ -11,10 +11,10 @@ KIND = "line_share"
 
 class LineShare:
     __slots__ = ("pattern", "keywords", "ignore", "low", "high", "min_lines", "timeout", "required_keywords",
-                 "mask", "keyword_mask", "ignore_mask", "branches", "gate")
+                 "mask", "keyword_mask", "ignore_mask", "branches", "gate", "ignore_gate")
 
     def __init__(self, pattern, keywords, ignore, low, high, min_lines, timeout, mask=0, keyword_mask=0,
-                 ignore_mask=0, branches=(), gate=None):
+                 ignore_mask=0, branches=(), gate=None, ignore_gate=None):
         self.pattern, self.keywords, self.ignore, self.timeout = pattern, keywords, ignore, timeout
         self.low, self.high, self.min_lines = low, high, min_lines
         self.required_keywords = keywords if low > 0 else None
@@ -22,14 +22,17 @@ class LineShare:
         # pattern, nor one without any of `ignore_mask` the ignore pattern
         self.mask, self.keyword_mask, self.ignore_mask = mask, keyword_mask, ignore_mask
         self.branches = branches  # (bits, regex) per top-level alternative of the pattern
-        # the pattern's line form in the pattern set (gate/patternset.py): a miss proves no line matches
-        self.gate = gate
+        # the line forms of the pattern and of `ignore` in the pattern set (gate/patternset.py):
+        # over the subject, a miss proves no line matches; line by line, they judge each line
+        self.gate, self.ignore_gate = gate, ignore_gate
 
     def __call__(self, subject) -> bool:
-        if self.gate is not None and self.low > 0:
+        if self.gate is not None:
             hits = subject.set_hits
-            if hits is not None and not self.gate.present(hits):
-                return False  # no line can match, so the share is 0, below min_share
+            if hits is not None and (self.ignore is None or self.ignore_gate is not None):
+                if self.low > 0 and not self.gate.present(hits):
+                    return False  # no line can match, so the share is 0, below min_share
+                return self._by_set(subject, subject.lines, hits)
         if (self.mask or self.keyword_mask) and self.low > 0:
             found = subject.found
             if (self.mask and not found & self.mask) or (self.keyword_mask and not found & self.keyword_mask):
@@ -55,6 +58,28 @@ class LineShare:
             return not subject.found & self.keyword_mask
         return self.keywords is not None and not any(k in subject.lower for k in self.keywords)
 
+    def _by_set(self, subject, lines, hits: int) -> bool:
+        """The judgement with each line's set hits: a line is searched only when the set
+        cannot tell on its own (an inexact pattern whose pieces all hit that line)."""
+        line_hits, timeout = subject.line_set_hits, self.timeout
+        if None in line_hits:  # a scan the set could not finish: judge as without it
+            return self._by_line(subject, lines)
+        if self.ignore is not None:  # rules often share an ignore pattern: filter once per subject
+            key = (self.ignore.pattern, self.ignore.flags)
+            memo = subject.memo if subject.memo is not None else subject.set_memo()
+            keep = memo.get(key)
+            if keep is None:
+                skip = self.ignore_gate.pattern_matches
+                keep = memo[key] = [i for i, line in enumerate(lines) if not skip(line_hits[i], line, timeout)]
+        else:
+            keep = range(len(lines))
+        if not keep or len(keep) < self.min_lines:
+            return False
+        if self.gate.keywords and not hits & self.gate.keywords:
+            return self.low <= 0  # the leaf's keywords are nowhere in the text
+        matches = self.gate.pattern_matches
+        return self._share_within(keep, lambda i: matches(line_hits[i], lines[i], timeout))
+
     def _by_line(self, subject, lines) -> bool:
         """The same judgement, with each line's regex run only when its literals are in it."""
         masks, timeout = subject.line_found, self.timeout
@@ -74,6 +99,25 @@ class LineShare:
             return self.low <= 0
         mask = self.mask
         branches = self.branches or (((mask,) if mask else (), self.pattern),)
+
+        def hit(i) -> bool:
+            found = masks[i]
+            if mask and not found & mask:
+                return False
+            line = lines[i]
+            for needs, branch in branches:
+                for bits in needs:
+                    if not found & bits:
+                        break
+                else:
+                    if branch.search(line, timeout=timeout) is not None:
+                        return True
+            return False
+
+        return self._share_within(keep, hit)
+
+    def _share_within(self, keep, hit) -> bool:
+        """Whether the share of `keep` (line indexes) for which `hit(i)` holds is within bounds."""
         n, low, high = len(keep), self.low, self.high
         if low <= 0 and high >= 1:
             return True  # any share will do
@@ -81,18 +125,7 @@ class LineShare:
         # and can grow at most by the lines still to look at.
         hits = 0
         for done, i in enumerate(keep, 1):
-            found, hit = masks[i], False
-            if not mask or found & mask:
-                line = lines[i]
-                for needs, branch in branches:
-                    for bits in needs:
-                        if not found & bits:
-                            break
-                    else:
-                        if branch.search(line, timeout=timeout) is not None:
-                            hit = True
-                            break
-            if hit:
+            if hit(i):
                 hits += 1
                 if hits / n > high:
                     return False
@@ -110,4 +143,5 @@ def compile(spec, ctx, path):
     return LineShare(pattern, keywords, ignore, spec.get("min_share", 0.0), spec.get("max_share", 1.0),
                      spec.get("min_lines", 1), ctx.timeout, ctx.derived_mask(pattern), ctx.keyword_mask(keywords),
                      ctx.derived_mask(ignore) if ignore is not None else 0, branches,
-                     ctx.set_gate(pattern, keywords, lines=True, branches=branches))
+                     ctx.set_gate(pattern, keywords, lines=True, branches=branches),
+                     ctx.set_gate(ignore, None, lines=True) if ignore is not None else None)

@@ -8,6 +8,7 @@ import hashlib
 import re
 
 from gate.literals import fold
+from gate.patternset import is_plain
 
 # Shapes: what is left of a line once its numbers, ids and hashes are gone.
 # Two heartbeats that differ only in epoch, loss and ETA have the same shape.
@@ -263,7 +264,10 @@ class Subject:
             part[1] = [scan(line) for line in part[0]]
         if set_hits and part[2] is None:
             hits = self.sets.hits
-            part[2] = [hits(line) for line in part[0]]
+            scanned = self._hits_by_text
+            # a turn the set has read is plain, and so is each of its lines: no need to check again
+            plain = (scanned is not None and scanned.get(turn.text) is not None) or is_plain(turn.text)
+            part[2] = [hits(line, plain) for line in part[0]]
         return part
 
     @property

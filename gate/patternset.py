@@ -411,8 +411,9 @@ class SetScanner:
     def __reduce__(self):
         return SetScanner, (self.patterns,)
 
-    def hits(self, text: str) -> int | None:
-        if len(text) > SET_MAX or not is_plain(text):
+    def hits(self, text: str, plain: bool = False) -> int | None:
+        """`plain`: the caller knows the text is plain (a line of a plain text)."""
+        if len(text) > SET_MAX or not (plain or is_plain(text)):
             return None
         if self._built is None:
             self._built = _build(self.patterns) if _engine() is not None else False
@@ -425,12 +426,16 @@ def _build(patterns: tuple):
         engine.Add(text)
     engine.Add("")  # the sentinel: matches every text, so an empty report means a failed scan
     engine.Compile()
-    return engine, len(patterns), tuple(1 << i for i in range(len(patterns)))
+    # The wrapper's Match encodes str and calls its compiled set; call that directly
+    # when this version of the binding has it (it is most of the cost of a short line).
+    inner = getattr(engine, "_set", None)
+    match = inner.Match if inner is not None and hasattr(inner, "Match") else None
+    return (match or engine.Match), match is not None, len(patterns), tuple(1 << i for i in range(len(patterns)))
 
 
 def _scan(built, text: str) -> int | None:
-    engine, sentinel, bits = built
-    found = engine.Match(text)
+    match, wants_bytes, sentinel, bits = built
+    found = match(text.encode("utf-8") if wants_bytes else text)
     if not found:
         return None
     hits = 0

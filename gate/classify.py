@@ -80,7 +80,7 @@ class Classifier:
         stripped = {}
         for turn in turns:
             subject = make((turn,), recent, window=whole) if len(turns) > 1 else whole
-            hits, found = subject.set_hits, None
+            hits, found = subject.set_hits("turn"), None
             for rule in turn_rules:
                 if rule.role != "any" and rule.role != turn.role:
                     continue
@@ -116,7 +116,7 @@ class Classifier:
             state = by_role.get(signal.role)
             if state is None:
                 subject = subjects[signal.role]
-                state = by_role[signal.role] = (subject, subject.set_hits if subject.turns else None)
+                state = by_role[signal.role] = (subject, subject.set_hits("window") if subject.turns else None)
             subject, hits = state
             if not subject.turns:
                 continue

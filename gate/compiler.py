@@ -32,10 +32,11 @@ class CompiledRule:
     # Pattern-set bits (gate/patternset.py), 0 when unknown: one of them must match the
     # subject's text or `when` is false. Where the set can say, it replaces the prefilter.
     set_mask: int = 0
+    set_group: str = "window"  # the scan group its set bits belong to
 
     def fires(self, subject) -> bool:
         if self.set_mask:
-            hits = subject.set_hits
+            hits = subject.set_hits(self.set_group)
             if hits is not None:
                 return bool(hits & self.set_mask) and self._holds(subject)
         if self.mask and not subject.found & self.mask:
@@ -65,7 +66,8 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
                  literals=None, lazy: bool = False, sets=None) -> CompiledRule:
     ctx = CompileContext(revision.vocabularies, revision.fragments, revision.source,
                          rule_id=rule.id, rule_kind="signal" if isinstance(rule, Signal) else "rule",
-                         prefilter=prefilter, timeout=timeout, literals=literals, lazy=lazy, sets=sets)
+                         prefilter=prefilter, timeout=timeout, literals=literals, lazy=lazy, sets=sets,
+                         set_group="turn" if rule.scope == "turn" and not isinstance(rule, Signal) else "window")
     when = compile_condition(rule.when, ctx, rule.path + ("when",))
     unless = tuple(compile_condition(c, ctx, rule.path + ("unless", i)) for i, c in enumerate(rule.unless))
     is_signal = isinstance(rule, Signal)
@@ -76,7 +78,7 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         unless=unless, weights=dict(rule.weights) if is_signal else {},
         required_keywords=required_keywords, mask=_required_mask(when) if literals is not None else 0,
         keyword_mask=ctx.keyword_mask(required_keywords),
-        set_mask=_required_mask(when, _set_bits) if sets is not None else 0,
+        set_mask=_required_mask(when, _set_bits) if sets is not None else 0, set_group=ctx.set_group,
     )
 
 

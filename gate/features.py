@@ -98,7 +98,7 @@ class Subject:
         self._found = self._turn_found = self._line_found = self._tool_found = None
         # the classifier's pattern sets (gate/patternset.py), shared the same way
         self.sets = sets if sets is not None or window is None else window.sets
-        self._set_hits = self._tool_set_hits = False  # False: not scanned yet
+        self._set_hits, self._tool_set_hits = None, False  # {group: hits}; False: not scanned yet
         self._hits_by_text = None  # on a window: the set hits of each text scanned, shared by its parts
         self._per_turn = None  # on a window: each turn's lines and their prefilter bits, shared by its parts
         self.memo = None  # what conditions compute once per subject (see line_share)
@@ -155,32 +155,36 @@ class Subject:
             self._tool_found = -1 if self.scanner is None else self.scanner.scan(self.tool_text)
         return self._tool_found
 
-    @property
-    def set_hits(self) -> int | None:
-        """Bits of the set patterns (gate/patternset.py) that match the text; None when the
-        set cannot say (no set, text not plain, or too long): then conditions search."""
-        if self._set_hits is False:
+    def set_hits(self, group: str) -> int | None:
+        """Bits of the set patterns of a scan group (gate/patternset.py) that match the
+        text; None when the set cannot say (no set, text not plain, or too long): then
+        conditions search. Each text is scanned once per group per window: a role's
+        subject is often one turn's text again."""
+        hits = self._set_hits.get(group, False) if self._set_hits else False
+        if hits is False:
             if self.sets is None:
-                self._set_hits = None
-            else:  # a role's subject is often one turn's text again: scan each text once per window
+                hits = None
+            else:
                 root = self.window if self.window is not None else self
                 memo = root._hits_by_text
                 if memo is None:
                     memo = root._hits_by_text = {}
-                text = self.text
-                hits = memo.get(text, False)
+                key = (group, self.text)
+                hits = memo.get(key, False)
                 if hits is False:
-                    hits = memo[text] = self.sets.hits(text)
-                self._set_hits = hits
-        return self._set_hits
+                    hits = memo[key] = self.sets.hits(self.text, group)
+            if not self._set_hits:
+                self._set_hits = {}
+            self._set_hits[group] = hits
+        return hits
 
     @property
     def tool_set_hits(self) -> int | None:
-        """Bits of the set patterns that match `tool_text` (or None)."""
+        """Bits of the tool scan group's patterns that match `tool_text` (or None)."""
         if self.window is not None:
             return self.window.tool_set_hits  # the window's tool text, whichever part asks
         if self._tool_set_hits is False:
-            self._tool_set_hits = None if self.sets is None else self.sets.hits(self.tool_text)
+            self._tool_set_hits = None if self.sets is None else self.sets.hits(self.tool_text, "tool")
         return self._tool_set_hits
 
     def set_memo(self) -> dict:
@@ -234,25 +238,41 @@ class Subject:
                 return None
         return root
 
-    @property
-    def line_set_hits(self) -> list:
-        """The pattern-set hits of each of `lines` (None for a line the set cannot judge)."""
+    def line_set_hits(self, group: str) -> list:
+        """The set hits of each of `lines` in a scan group (None for a line the set cannot judge)."""
         memo = self.memo if self.memo is not None else self.set_memo()
-        found = memo.get("line_set_hits")
+        key = ("line_set_hits", group)
+        found = memo.get(key)
         if found is None:
             root = self._root()
             if root is None:
-                found = [self.sets.hits(line) for line in self.lines]
+                found = [self.sets.hits(line, group) for line in self.lines]
             elif len(self.turns) == 1:
-                found = root._turn_part(self.turns[0], set_hits=True)[2]
+                found = root._turn_line_hits(self.turns[0], group)
             else:
-                found = [hits for turn in self.turns for hits in root._turn_part(turn, set_hits=True)[2]]
-            memo["line_set_hits"] = found
+                found = [hits for turn in self.turns for hits in root._turn_line_hits(turn, group)]
+            memo[key] = found
         return found
 
-    def _turn_part(self, turn, found: bool = False, set_hits: bool = False) -> list:
-        """[lines, their prefilter bits, their set hits] of one turn, each computed once
-        per window, on first use (None until then)."""
+    def _turn_line_hits(self, turn, group: str) -> list:
+        """One turn's line-by-line set hits in a group, computed once per window."""
+        part = self._turn_part(turn)
+        by_group = part[2]
+        if by_group is None:
+            by_group = part[2] = {}
+        found = by_group.get(group)
+        if found is None:
+            scanned = self._hits_by_text
+            # a turn the set has read is plain, and so is each of its lines: no need to check again
+            plain = (scanned is not None and any(scanned.get((g, turn.text)) is not None for g in ("turn", "window"))
+                     or is_plain(turn.text))
+            hits = self.sets.hits
+            found = by_group[group] = [hits(line, group, plain) for line in part[0]]
+        return found
+
+    def _turn_part(self, turn, found: bool = False) -> list:
+        """[lines, their prefilter bits, their set hits by group] of one turn, each
+        computed once per window, on first use (None until then)."""
         cache = self._per_turn
         if cache is None:
             cache = self._per_turn = {}
@@ -262,12 +282,6 @@ class Subject:
         if found and part[1] is None:
             scan = self.scanner.scan
             part[1] = [scan(line) for line in part[0]]
-        if set_hits and part[2] is None:
-            hits = self.sets.hits
-            scanned = self._hits_by_text
-            # a turn the set has read is plain, and so is each of its lines: no need to check again
-            plain = (scanned is not None and scanned.get(turn.text) is not None) or is_plain(turn.text)
-            part[2] = [hits(line, plain) for line in part[0]]
         return part
 
     @property

@@ -61,7 +61,10 @@ _RE2_REPEAT_MAX = 1000  # RE2 refuses bounded repeats above this
 # memory and time) by its bound; opened to {0,} it costs nothing, and the
 # pattern becomes relaxed (a hit is confirmed by `regex`).
 OPEN_REPEATS_ABOVE = 8
-_SET_MEMORY = 128 << 20  # bytes for the set's DFA; if it is ever exhausted the scan answers None
+_SET_MEMORY = 128 << 20
+# Scan groups: what turn rules ask of each turn, what window rules and signals ask
+# of the kept turns, what tool_io asks of the tool calls and results.
+GROUPS = ("turn", "window", "tool")  # bytes for the set's DFA; if it is ever exhausted the scan answers None
 _FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
 
 # Plain text, for `regex` and RE2 alike: anything else makes the set answer None.
@@ -290,28 +293,32 @@ def _class(items) -> str:
 class SetBuilder:
     """Patterns in, bits out, while a revision compiles; `scanner()` once it is done.
 
-    Each distinct RE2 piece gets one bit in the set. `add` returns (mask, exact):
-    the pattern can match only where every bit of `mask` hits; (0, False) when the
-    pattern stays out of the set."""
+    Each distinct RE2 piece gets one bit. `add` returns (mask, exact): the pattern
+    can match only where every bit of `mask` hits; (0, False) when the pattern
+    stays out of the set. A piece also joins a scan group (GROUPS): each group is
+    scanned as a set of its own, so a turn is scanned only for what turn rules ask,
+    and a smaller set's DFA is faster."""
 
     def __init__(self):
         self.bits: dict[str, int] = {}  # RE2 piece -> its bit
         self.patterns: list[str] = []  # RE2 pieces, in bit order
+        self.groups: dict[str, set] = {group: set() for group in GROUPS}  # group -> piece indexes
 
     def translation(self, pattern: str, flags: int, *, lines: bool = False) -> tuple | None:
         return (_set_line_form if lines else _set_form)(pattern, flags)
 
-    def add(self, pattern: str, flags: int, *, lines: bool = False) -> tuple[int, bool]:
+    def add(self, pattern: str, flags: int, *, lines: bool = False, group: str = "window") -> tuple[int, bool]:
         translation = self.translation(pattern, flags, lines=lines)
         if translation is None:
             return 0, False
         pieces, exact = translation
-        mask = 0
+        mask, members = 0, self.groups[group]
         for piece in pieces:
             bit = self.bits.get(piece)
             if bit is None:
                 bit = self.bits[piece] = 1 << len(self.patterns)
                 self.patterns.append(piece)
+            members.add(bit.bit_length() - 1)
             mask |= bit
         return mask, exact
 
@@ -321,7 +328,9 @@ class SetBuilder:
         return max(pieces)[1] if pieces else 0
 
     def scanner(self) -> "SetScanner | None":
-        return SetScanner(tuple(self.patterns)) if self.patterns else None
+        if not self.patterns:
+            return None
+        return SetScanner(tuple(self.patterns), {group: tuple(sorted(members)) for group, members in self.groups.items()})
 
 
 # Memoized with gate/literals.py's results, so the compiled-revision cache keeps them
@@ -395,32 +404,40 @@ def _options():
 
 
 class SetScanner:
-    """text -> the bits of every pattern that matches it, or None when the set cannot say.
+    """(text, group) -> the bits of every pattern of the group that matches the text,
+    or None when the set cannot say.
 
-    Built from the patterns' RE2 texts, so it pickles small and rebuilds on load.
-    Each set carries a pattern that matches every text: a scan that reports
-    nothing at all failed (RE2 gives up when its DFA memory runs out) and
+    Built from the pieces' RE2 texts, so it pickles small and rebuilds on load.
+    Each group's set carries a pattern that matches every text: a scan that
+    reports nothing at all failed (RE2 gives up when its DFA memory runs out) and
     answers None rather than "no pattern matches"."""
 
-    __slots__ = ("patterns", "_built")
+    __slots__ = ("patterns", "groups", "_built")
 
-    def __init__(self, patterns: tuple):
-        self.patterns = patterns
-        self._built = None  # (engine, sentinel index, bits), False when re2 is missing
+    def __init__(self, patterns: tuple, groups: dict):
+        self.patterns, self.groups = patterns, groups
+        self._built = {}  # group -> (match, wants bytes, sentinel, bits), or False when re2 is missing
 
     def __reduce__(self):
-        return SetScanner, (self.patterns,)
+        return SetScanner, (self.patterns, self.groups)
 
-    def hits(self, text: str, plain: bool = False) -> int | None:
+    @property
+    def built(self) -> bool:
+        return any(self._built.values())
+
+    def hits(self, text: str, group: str = "window", plain: bool = False) -> int | None:
         """`plain`: the caller knows the text is plain (a line of a plain text)."""
         if len(text) > SET_MAX or not (plain or is_plain(text)):
             return None
-        if self._built is None:
-            self._built = _build(self.patterns) if _engine() is not None else False
-        return _scan(self._built, text) if self._built else None
+        built = self._built.get(group)
+        if built is None:
+            members = self.groups.get(group, ())
+            built = self._built[group] = _build(tuple(self.patterns[i] for i in members),
+                                                tuple(1 << i for i in members)) if _engine() is not None else False
+        return _scan(built, text) if built else None
 
 
-def _build(patterns: tuple):
+def _build(patterns: tuple, bits: tuple):
     engine = _engine().Set.SearchSet(_options())
     for text in patterns:
         engine.Add(text)
@@ -430,7 +447,7 @@ def _build(patterns: tuple):
     # when this version of the binding has it (it is most of the cost of a short line).
     inner = getattr(engine, "_set", None)
     match = inner.Match if inner is not None and hasattr(inner, "Match") else None
-    return (match or engine.Match), match is not None, len(patterns), tuple(1 << i for i in range(len(patterns)))
+    return (match or engine.Match), match is not None, len(patterns), bits
 
 
 def _scan(built, text: str) -> int | None:

@@ -147,7 +147,7 @@ def test_a_scan_matching_nothing_is_zero_not_unknown():
     builder.add(r"\bdeploy\b", FLAGS)
     scanner = builder.scanner()
     assert scanner.hits("nothing here") == 0
-    assert SetScanner(scanner.patterns).hits("we deploy on friday") == 1  # and it pickles by its patterns
+    assert SetScanner(scanner.patterns, scanner.groups).hits("we deploy on friday") == 1  # and it pickles by its patterns
 
 
 def test_an_exactly_translated_pattern_never_reaches_the_backtracking_engine():
@@ -162,9 +162,9 @@ def test_one_window_does_not_build_the_set():
     """Building the set costs more than it saves on a single window (an editor hook)."""
     judge = classifier(revision_doc([drop_rule("loss", match(r"\bloss\b"))]))
     judge.classify([user("loss went down")])
-    assert judge.sets._built is None
+    assert not judge.sets.built
     judge.classify([user("loss went down")])
-    assert judge.sets._built
+    assert judge.sets.built
 
 
 def test_without_re2_the_classifier_decides_the_same(monkeypatch, texts):
@@ -174,7 +174,7 @@ def test_without_re2_the_classifier_decides_the_same(monkeypatch, texts):
     windows = [[user(text)] for text in texts[:300]]
     with_set = compile_revision(revision)
     expected = [(d.action, d.trace, d.error) for d in map(with_set.classify, windows)]
-    assert with_set.sets._built is not None
+    assert with_set.sets.built
     monkeypatch.setattr(patternset, "_re2", None)
     without = compile_revision(revision)
     assert without.sets is None or without.sets.hits("a plain text") is None

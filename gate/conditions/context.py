@@ -63,6 +63,7 @@ class CompileContext:
     literals: object = None  # gate.prefilter.LiteralTable when optimizing: derived keywords get bits
     lazy: bool = False  # a cached, already validated revision: compile each pattern on first use
     sets: object = None  # gate.patternset.SetBuilder when optimizing: patterns searched in one pass
+    set_group: str = "window"  # the scan group of the rule being compiled (gate/patternset.py: GROUPS)
 
     def fail(self, path, message: str) -> GateError:
         return GateError(self.located.problem(path, f"{self.rule_kind} '{self.rule_id}': {message}"))
@@ -141,22 +142,24 @@ class CompileContext:
             return ()  # it runs, and times out, as it would without the prefilter
         return tuple(m for m in (self.literals.mask(s) for s in requirements(text, flags)) if m)
 
-    def set_gate(self, pattern, keywords, *, lines: bool = False, branches=None) -> "SetGate | None":
+    def set_gate(self, pattern, keywords, *, lines: bool = False, branches=None, group=None) -> "SetGate | None":
         """What the revision's pattern set (gate/patternset.py) can tell about a leaf that
         needs its pattern and one of its keywords; None when it cannot tell (not in the
-        set, or the classifier is not optimized). `branches`: self.branches(pattern), if known."""
+        set, or the classifier is not optimized). `branches`: self.branches(pattern), if known;
+        `group`: the scan group, if not the rule's (tool_io reads the tool text)."""
         if self.sets is None:
             return None
         from gate.patternset import verifier
 
+        group = group or self.set_group
         flags = pattern.flags & _FLAGS_THAT_SHAPE_A_MATCH
-        keyword_bit = self._keyword_set_bit(keywords)
+        keyword_bit = self._keyword_set_bit(keywords, group)
         if keywords is not None and not keyword_bit:
             return None
         whole = self.sets.translation(pattern.pattern, flags, lines=lines)
         if whole is not None and whole[1]:  # exact: a hit is a match
-            mask, _ = self.sets.add(pattern.pattern, flags, lines=lines)
-            return SetGate(((mask, True, pattern),), keyword_bit, mask)
+            mask, _ = self.sets.add(pattern.pattern, flags, lines=lines, group=group)
+            return SetGate(((mask, True, pattern),), keyword_bit, mask, group)
         # Relaxed: each top-level alternative separately, so a hit is confirmed by
         # searching only the alternatives whose pieces all hit.
         alternatives = []
@@ -166,26 +169,26 @@ class CompileContext:
             if self.sets.translation(branch.pattern, flags, lines=lines) is None:
                 alternatives = None
                 break
-            mask, exact = self.sets.add(branch.pattern, flags, lines=lines)
+            mask, exact = self.sets.add(branch.pattern, flags, lines=lines, group=group)
             alternatives.append((mask, exact, (not lines and verifier(branch.pattern, flags)) or branch))
         if alternatives is None:
             if whole is None:
                 return None
-            mask, _ = self.sets.add(pattern.pattern, flags, lines=lines)
+            mask, _ = self.sets.add(pattern.pattern, flags, lines=lines, group=group)
             alternatives = [(mask, False, (not lines and verifier(pattern.pattern, flags)) or pattern)]
         key = 0
         for mask, _, _ in alternatives:
             key |= self.sets.key_bit(mask)
-        return SetGate(tuple(alternatives), keyword_bit, key)
+        return SetGate(tuple(alternatives), keyword_bit, key, group)
 
-    def _keyword_set_bit(self, keywords) -> int:
+    def _keyword_set_bit(self, keywords, group: str) -> int:
         """The set bit of "one of these keywords is in the text"; 0 when not in the set.
 
         A keyword is looked for in the lowercased text; on plain text that is a
         case-insensitive search for the (lowercase) keyword."""
         if not keywords or any(k != k.lower() for k in keywords):
             return 0
-        bit, exact = self.sets.add("|".join(regex.escape(k) for k in keywords), regex.IGNORECASE)
+        bit, exact = self.sets.add("|".join(regex.escape(k) for k in keywords), regex.IGNORECASE, group=group)
         return bit if exact else 0
 
     def keyword_mask(self, keywords) -> int:
@@ -211,11 +214,12 @@ class SetGate:
     where, for one alternative, every bit of its mask hits; an exact alternative
     whose bits all hit is a match, another is confirmed by searching its regex."""
 
-    __slots__ = ("alternatives", "keywords", "bit")
+    __slots__ = ("alternatives", "keywords", "bit", "group")
 
-    def __init__(self, alternatives: tuple, keywords: int, bit: int):
+    def __init__(self, alternatives: tuple, keywords: int, bit: int, group: str):
         self.alternatives, self.keywords = alternatives, keywords
         self.bit = bit  # one of these hits wherever the pattern matches (for rule-level skipping)
+        self.group = group  # the scan group whose hits to read
 
     def present(self, hits: int) -> bool:
         """False proves the leaf's pattern (or all its keywords) absent; True may be wrong."""

@@ -20,7 +20,7 @@ class Count:
 
     def __call__(self, subject) -> bool:
         if self.gate is not None:
-            hits = subject.set_hits
+            hits = subject.set_hits(self.gate.group)
             if hits is not None:
                 return self._count(subject) if self.gate.present(hits) else within(0, self.bounds)
         if self.mask and not subject.found & self.mask:

@@ -28,7 +28,7 @@ class LineShare:
 
     def __call__(self, subject) -> bool:
         if self.gate is not None:
-            hits = subject.set_hits
+            hits = subject.set_hits(self.gate.group)
             if hits is not None and (self.ignore is None or self.ignore_gate is not None):
                 if self.low > 0 and not self.gate.present(hits):
                     return False  # no line can match, so the share is 0, below min_share
@@ -61,7 +61,7 @@ class LineShare:
     def _by_set(self, subject, lines, hits: int) -> bool:
         """The judgement with each line's set hits: a line is searched only when the set
         cannot tell on its own (an inexact pattern whose pieces all hit that line)."""
-        line_hits, timeout = subject.line_set_hits, self.timeout
+        line_hits, timeout = subject.line_set_hits(self.gate.group), self.timeout
         if None in line_hits:  # a scan the set could not finish: judge as without it
             return self._by_line(subject, lines)
         if self.ignore is not None:  # rules often share an ignore pattern: filter once per subject

@@ -19,7 +19,7 @@ class Match:
 
     def __call__(self, subject) -> bool:
         if self.gate is not None:
-            hits = subject.set_hits
+            hits = subject.set_hits(self.gate.group)
             if hits is not None:
                 return self.gate.matches(hits, subject.text, self.timeout)
         if self.mask and not subject.found & self.mask:

@@ -8,11 +8,25 @@ from gate.conditions._bounds import within
 
 KIND = "structure"
 
+# What a text must hold for a count to be above zero (see gate/features.py): one
+# of these strings. Checking them first spares counting the lines of most texts.
+_NEEDS = {"headings": ("#",), "bullets": ("-", "*", "+", "•"), "numbered": (".", ")"),
+          "code_fences": ("```", "~~~"), "fenced_lines": ("```", "~~~"), "table_rows": ("|",),
+          "config_lines": (":", "=")}
+
 
 def compile(spec, ctx, path):
     checks = tuple(spec.items())
+    optimized = ctx.literals is not None
+    needs = tuple(_NEEDS[name] for name, bounds in checks
+                  if optimized and name in _NEEDS and bounds.get("min", 0) >= 1)
 
     def structure(subject) -> bool:
+        if needs:
+            text = subject.text
+            for options in needs:
+                if not any(option in text for option in options):
+                    return False
         counts = subject.structure
         return all(within(counts[name], bounds) for name, bounds in checks)
 

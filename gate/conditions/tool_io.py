@@ -42,4 +42,4 @@ def compile(spec, ctx, path):
     pattern = ctx.regex(spec, path)
     keywords = ctx.keywords(spec, path)
     branches = ctx.branches(pattern)
-    return ToolIO(pattern, keywords, ctx.timeout, branches, ctx.set_gate(pattern, keywords, branches=branches))
+    return ToolIO(pattern, keywords, ctx.timeout, branches, ctx.set_gate(pattern, keywords, branches=branches, group="tool"))

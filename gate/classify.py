@@ -84,6 +84,12 @@ class Classifier:
             for rule in turn_rules:
                 if rule.role != "any" and rule.role != turn.role:
                     continue
+                needs = rule.turn_needs
+                if needs is not None:
+                    flags, least_chars, least_turns = needs
+                    if ((flags is not None and not flags & turn.flags) or len(turn.text) < least_chars
+                            or len(turns) < least_turns):
+                        continue
                 # The pattern set where it can say, else the keyword prefilter: most rules stop here.
                 if hits is not None:
                     if rule.set_mask and not hits & rule.set_mask:

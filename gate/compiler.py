@@ -33,6 +33,9 @@ class CompiledRule:
     # subject's text or `when` is false. Where the set can say, it replaces the prefilter.
     set_mask: int = 0
     set_group: str = "window"  # the scan group its set bits belong to
+    # What a turn must have for a turn rule to fire (flags one of which it carries,
+    # least characters, least turns in its window), checked before anything else; None if nothing.
+    turn_needs: tuple | None = None
 
     def fires(self, subject) -> bool:
         if self.set_mask:
@@ -79,7 +82,32 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         required_keywords=required_keywords, mask=_required_mask(when) if literals is not None else 0,
         keyword_mask=ctx.keyword_mask(required_keywords),
         set_mask=_required_mask(when, _set_bits) if sets is not None else 0, set_group=ctx.set_group,
+        turn_needs=_turn_needs(when) if literals is not None and rule.scope == "turn" and not is_signal else None,
     )
+
+
+_NOTHING = (None, 0, 0)
+
+
+def _turn_needs(condition) -> tuple | None:
+    """(flags one of which the turn carries, least characters, least window turns) that
+    `condition` needs to be true of one turn; None when it needs none of them."""
+    needs = _needs(condition)
+    return None if needs == _NOTHING else needs
+
+
+def _needs(condition) -> tuple:
+    if isinstance(condition, All):  # every part must hold: the strictest of each
+        parts = [_needs(p) for p in condition.parts]
+        flags = next((f for f, _, _ in parts if f is not None), None)
+        return flags, max((c for _, c, _ in parts), default=0), max((t for _, _, t in parts), default=0)
+    if isinstance(condition, Any):  # one part must hold: the loosest of each
+        parts = [_needs(p) for p in condition.parts]
+        if not parts:
+            return _NOTHING
+        flags = None if any(f is None for f, _, _ in parts) else frozenset().union(*(f for f, _, _ in parts))
+        return flags, min(c for _, c, _ in parts), min(t for _, _, t in parts)
+    return getattr(condition, "needs", _NOTHING)
 
 
 def _prefilter_bits(leaf) -> int:

@@ -10,4 +10,5 @@ def compile(spec, ctx, path):
         return within(sum(len(t.text) for t in subject.turns), spec)
 
     chars.required_keywords = None
+    chars.needs = (None, spec.get("min", 0), 0)  # what a turn must have: see compiler._turn_needs
     return chars

@@ -31,4 +31,6 @@ def compile(spec, ctx, path):
         return count >= least and count / len(shapes) >= share
 
     repeated_shape.required_keywords = None
+    if unit == "turn":  # a turn's shape repeats only in a window of at least `least` turns
+        repeated_shape.needs = (None, 0, least)
     return repeated_shape

@@ -8,4 +8,5 @@ def compile(spec, ctx, path):
         return bool(subject.turns) and all(spec in t.flags for t in subject.turns)
 
     turn_flag.required_keywords = None
+    turn_flag.needs = (frozenset((spec,)), 0, 0)  # what a turn must have: see compiler._turn_needs
     return turn_flag

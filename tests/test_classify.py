@@ -245,3 +245,28 @@ def test_classify_is_deterministic_and_does_not_mutate_its_input():
     first, second = judge_(window), judge_(window)
     assert first == second
     assert window == snapshot
+
+
+# -- what a turn must have, checked before a turn rule runs --------------------
+
+@pytest.mark.parametrize("when, window, stripped", [
+    # any: a flag OR a pattern; a turn without the flag can still match the pattern
+    ({"any": [{"turn_flag": "empty"}, match(r"\bsaved checkpoint\b")]},
+     [user("saved checkpoint 4"), user("keep this")], [0]),
+    # all: the flag AND a length; neither alone is enough
+    ({"all": [{"turn_flag": "sidechain"}, {"chars": {"min": 10}}]},
+     [{"role": "assistant", "sidechain": True, "content": "short"},
+      {"role": "assistant", "sidechain": True, "content": "long enough to strip"}, user("keep")], [1]),
+    # a turn shape repeats only in a window with enough turns
+    ({"repeated_shape": {"unit": "turn", "min": 3}},
+     [assistant("step 1 done"), assistant("step 2 done"), user("fine")], []),
+    ({"repeated_shape": {"unit": "turn", "min": 3}},
+     [assistant("step 1 done"), assistant("step 2 done"), assistant("step 3 done"), user("fine")], [0, 1, 2]),
+])
+def test_turn_rule_prechecks_never_hide_a_match(when, window, stripped):
+    rules = revision_doc([drop_rule("noise", when, scope="turn")])
+    fast, reference = classifier(rules), classifier(rules, optimize=False, prefilter=False)
+    for judge_ in (fast, reference):
+        decision = judge_.classify(window)
+        gone = [i for i in range(len(window)) if f"turn {i} " in " ".join(decision.trace)]
+        assert gone == stripped, decision.trace

@@ -2,7 +2,8 @@
 
 Checks, each a located Problem: the schema and references (loader), every
 pattern compiles (compiler), every rule matches its `match` examples and
-spares its `no_match` ones, the keyword prefilter never changes an example's
+spares its `no_match` ones, neither the keyword prefilter nor the optimized
+classifier (derived literals, the RE2 pattern set) changes an example's
 outcome, every pattern leaf matches at least one of its rule's examples (so it
 is not dead), and no pattern backtracks catastrophically on adversarial input.
 """
@@ -13,7 +14,7 @@ import time
 
 import regex
 
-from gate.compiler import compile_rule
+from gate.compiler import compile_revision, compile_rule
 from gate.conditions import CompileContext
 from gate.errors import GateError, Problem
 from gate.features import Subject
@@ -28,11 +29,12 @@ def lint_file(path: str) -> list[Problem]:
     try:
         revision = load_revision(path)
         rules = [(r, compile_rule(r, revision), compile_rule(r, revision, prefilter=False)) for r in revision.rules]
+        optimized = compile_revision(revision)
     except GateError as exc:
         return exc.problems
     problems = []
-    for rule, fast, exhaustive in rules:
-        problems += _example_problems(revision, rule, fast, exhaustive)
+    for (rule, fast, exhaustive), engine in zip(rules, optimized.rules):
+        problems += _example_problems(revision, rule, fast, exhaustive, (engine, optimized))
         problems += _pattern_problems(revision, rule)
     problems += _marker_problems(revision)
     return problems
@@ -60,21 +62,24 @@ def _repeated(turn):
     return {**rest, "content": "\n".join([str(turn["content"])] * turn["repeat"])}
 
 
-def example_subjects(rule, example):
-    """The subjects a rule judges for one example, as the classifier would build them."""
+def example_subjects(rule, example, classifier=None):
+    """The subjects a rule judges for one example, as the classifier would build them
+    (with its prefilter scanner and pattern set, when given the classifier)."""
     turns, recent = example_window(example)
-    whole = Subject(turns, recent)
+    whole = (Subject(turns, recent, scanner=classifier.scanner, sets=classifier.sets) if classifier is not None
+             else Subject(turns, recent))
     if rule.scope == "turn":
         return [Subject((t,), recent, window=whole) for t in turns if rule.role in ("any", t.role)]
     chosen = tuple(t for t in turns if rule.role in ("any", t.role))
     return [Subject(chosen, recent, window=whole)] if chosen else []
 
 
-def rule_fires_on(rule, compiled, example) -> bool:
-    return any(compiled.fires(s) for s in example_subjects(rule, example))
+def rule_fires_on(rule, compiled, example, classifier=None) -> bool:
+    return any(compiled.fires(s) for s in example_subjects(rule, example, classifier))
 
 
-def _example_problems(revision, rule, fast, exhaustive) -> list[Problem]:
+def _example_problems(revision, rule, fast, exhaustive, optimized) -> list[Problem]:
+    """`optimized`: (the rule compiled in the optimized classifier, that classifier)."""
     problems = []
     located = revision.source
     kind = "signal" if rule.path[0] == "signals" else "rule"
@@ -85,12 +90,17 @@ def _example_problems(revision, rule, fast, exhaustive) -> list[Problem]:
             try:
                 fired = rule_fires_on(rule, fast, example)
                 unfiltered = rule_fires_on(rule, exhaustive, example)
+                engine = rule_fires_on(rule, optimized[0], example, optimized[1])
             except TimeoutError:
                 problems.append(located.problem(where, f"{kind} '{rule.id}': a pattern timed out on this example"))
                 continue
             if fired != unfiltered:
                 problems.append(located.problem(where, f"{kind} '{rule.id}': the keyword prefilter changes this "
                                                        "example's outcome; add the missing keyword"))
+            elif engine != unfiltered:
+                problems.append(located.problem(where, f"{kind} '{rule.id}': the optimized classifier (derived "
+                                                       "literals, pattern set) decides this example differently; "
+                                                       "an engine bug: keep the example and report it"))
             if fired != expected:
                 verb = "does not match" if expected else "matches"
                 problems.append(located.problem(where, f"{kind} '{rule.id}': {verb} its {field} example "

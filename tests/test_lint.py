@@ -62,6 +62,21 @@ def test_keyword_prefilter_that_would_hide_a_match(tmp_path):
     assert all(p.startswith(f"{path}:{line}:{column}:") for p in problems)
 
 
+def test_an_optimized_engine_that_disagrees_on_an_example_fails_lint(tmp_path, monkeypatch):
+    """If the RE2 pattern set ever read a pattern wrongly, lint names the example, not a silent miss."""
+    import gate.patternset as patternset
+
+    rule = drop_rule("rotation", match(r"\brotate the signing keys\b"), match=["we rotate the signing keys monthly"],
+                     no_match=["keys are fine"])
+    assert lint(tmp_path, [rule])[2] == []
+    wrong = patternset.Translation(("(?i)no such text anywhere",), True)  # an "exact" translation that never hits
+    monkeypatch.setattr(patternset, "_set_form", lambda pattern, flags=0: tuple(wrong))
+    text, path, problems = lint(tmp_path, [rule])
+    line, column = line_col(text, "we rotate the signing keys monthly")
+    assert f"{path}:{line}:{column}: rule 'rotation': the optimized classifier (derived literals, pattern set) " \
+           "decides this example differently; an engine bug: keep the example and report it" in problems
+
+
 def test_a_keyword_vocabulary_covers_every_term(tmp_path):
     rule = drop_rule("heartbeat", match(r"\b{{hb_terms}}\b", keywords=["{{hb_terms}}"]), scope="turn",
                      match=["ETA 5m", "12 it/s", "loss 0.3"], no_match=["beta"])

@@ -19,7 +19,8 @@ gate/literals.py reads), so what RE2 sees is what `regex` would run:
 - relaxed: lookarounds dropped, possessive and atomic groups made plain, long
   bounded repeats opened, the top-level sequence cut at its gaps into pieces
   that must each match: it matches wherever the pattern does, and maybe
-  elsewhere; a miss proves no match, a hit must be confirmed by `regex`;
+  elsewhere; a miss proves no match, a hit is confirmed by searching the pattern
+  alone (with RE2 when it translates exactly whole, else with `regex`);
 - absent (None): syntax not understood (group references, `regex`-only syntax):
   the pattern is searched as before.
 A pattern that judges lines one by one (line_share) searches each line stripped
@@ -37,6 +38,8 @@ import re
 import unicodedata
 import warnings
 
+from gate.literals import _GROUP_REFERENCE, _POSIX_CLASS, _REGEX_ONLY, _c, _memoized, _sre_parse
+
 _UNLOADED = object()
 _re2 = _UNLOADED  # the google-re2 module, imported on first need: a one-window hook never needs it
 
@@ -53,7 +56,6 @@ def _engine():
         _re2 = module
     return _re2
 
-from gate.literals import _GROUP_REFERENCE, _POSIX_CLASS, _REGEX_ONLY, _c, _memoized, _sre_parse
 
 SET_MAX = 65_536  # characters: longer text takes the prefilter path (the oversized-paste rule strips turns over 60,000)
 _RE2_REPEAT_MAX = 1000  # RE2 refuses bounded repeats above this
@@ -61,10 +63,12 @@ _RE2_REPEAT_MAX = 1000  # RE2 refuses bounded repeats above this
 # memory and time) by its bound; opened to {0,} it costs nothing, and the
 # pattern becomes relaxed (a hit is confirmed by `regex`).
 OPEN_REPEATS_ABOVE = 8
-_SET_MEMORY = 128 << 20
+_SET_MEMORY = 128 << 20  # bytes for a set's DFA; if it is ever exhausted the scan answers None
 # Scan groups: what turn rules ask of each turn, what window rules and signals ask
-# of the kept turns, what tool_io asks of the tool calls and results.
-GROUPS = ("turn", "window", "tool")  # bytes for the set's DFA; if it is ever exhausted the scan answers None
+# of the kept turns, what tool_io asks of the tool calls and results. Each is a set
+# of its own: a turn is scanned only for what turn rules need, and a smaller set's
+# DFA stays in the CPU's caches.
+GROUPS = ("turn", "window", "tool")
 _FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
 
 # Plain text, for `regex` and RE2 alike: anything else makes the set answer None.

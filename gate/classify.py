@@ -138,7 +138,7 @@ class Classifier:
             spread = weights.get(ALL_TYPES_KEY, 0.0)
             for type_name in self.types:
                 scores[type_name] += weights.get(type_name, 0.0) + spread
-            trace.append(f"signal {signal.id} " + " ".join(f"{k}{v:+g}" for k, v in weights.items()))
+            trace.append(signal.trace_line)
 
         payload = tuple(t.as_message() for t in kept)
         threshold = self.thresholds[level]

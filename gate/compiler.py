@@ -36,6 +36,7 @@ class CompiledRule:
     # What a turn must have for a turn rule to fire (flags one of which it carries,
     # least characters, least turns in its window), checked before anything else; None if nothing.
     turn_needs: tuple | None = None
+    trace_line: str = ""  # signals: what the trace says when it fires (its weights are constants)
 
     def fires(self, subject) -> bool:
         if self.set_mask:
@@ -83,6 +84,7 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         keyword_mask=ctx.keyword_mask(required_keywords),
         set_mask=_required_mask(when, _set_bits) if sets is not None else 0, set_group=ctx.set_group,
         turn_needs=_turn_needs(when) if literals is not None and rule.scope == "turn" and not is_signal else None,
+        trace_line=f"signal {rule.id} " + " ".join(f"{k}{v:+g}" for k, v in rule.weights.items()) if is_signal else "",
     )
 
 

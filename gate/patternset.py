@@ -334,7 +334,8 @@ class SetBuilder:
     def scanner(self) -> "SetScanner | None":
         if not self.patterns:
             return None
-        return SetScanner(tuple(self.patterns), {group: tuple(sorted(members)) for group, members in self.groups.items()})
+        groups = {group: tuple(sorted(members)) for group, members in self.groups.items()}
+        return SetScanner(tuple(self.patterns), groups)
 
 
 # Memoized with gate/literals.py's results, so the compiled-revision cache keeps them

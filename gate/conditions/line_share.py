@@ -6,6 +6,8 @@ Lines matching `ignore` (a lead-in such as "Latest from the log:") count
 neither way, so an introduction does not hide the frame it introduces.
 """
 
+from gate.conditions.context import search_branches
+
 KIND = "line_share"
 
 
@@ -102,17 +104,7 @@ class LineShare:
 
         def hit(i) -> bool:
             found = masks[i]
-            if mask and not found & mask:
-                return False
-            line = lines[i]
-            for needs, branch in branches:
-                for bits in needs:
-                    if not found & bits:
-                        break
-                else:
-                    if branch.search(line, timeout=timeout) is not None:
-                        return True
-            return False
+            return not (mask and not found & mask) and search_branches(branches, found, lines[i], timeout)
 
         return self._share_within(keep, hit)
 

@@ -8,7 +8,7 @@ import hashlib
 import re
 
 from gate.literals import fold
-from gate.patternset import is_plain
+from gate.patternset import GROUPS, is_plain
 
 # Shapes: what is left of a line once its numbers, ids and hashes are gone.
 # Two heartbeats that differ only in epoch, loss and ETA have the same shape.
@@ -264,7 +264,7 @@ class Subject:
         if found is None:
             scanned = self._hits_by_text
             # a turn the set has read is plain, and so is each of its lines: no need to check again
-            plain = (scanned is not None and any(scanned.get((g, turn.text)) is not None for g in ("turn", "window"))
+            plain = (scanned is not None and any(scanned.get((g, turn.text)) is not None for g in GROUPS)
                      or is_plain(turn.text))
             hits = self.sets.hits
             found = by_group[group] = [hits(line, group, plain) for line in part[0]]

@@ -133,9 +133,7 @@ def translate(pattern: str, flags: int, *, lines: bool = False, whole: bool = Fa
             return None
         writer = _Writer(lines, open_above=_RE2_REPEAT_MAX if whole else OPEN_REPEATS_ABOVE)
         pieces = [writer.sequence(list(parsed))] if whole else writer.pieces(list(parsed))
-    except _Untranslatable:
-        return None
-    except Exception:  # anything the parser or the walk does not expect: not in the set
+    except Exception:  # _Untranslatable, or anything the parser or the walk does not expect: not in the set
         return None
     if not pieces:
         return None

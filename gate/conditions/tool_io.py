@@ -42,4 +42,5 @@ def compile(spec, ctx, path):
     pattern = ctx.regex(spec, path)
     keywords = ctx.keywords(spec, path)
     branches = ctx.branches(pattern)
-    return ToolIO(pattern, keywords, ctx.timeout, branches, ctx.set_gate(pattern, keywords, branches=branches, group="tool"))
+    gate = ctx.set_gate(pattern, keywords, branches=branches, group="tool")  # tool text has a scan group of its own
+    return ToolIO(pattern, keywords, ctx.timeout, branches, gate)

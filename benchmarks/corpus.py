@@ -202,6 +202,42 @@ def corpus(n_typical: int, n_large: int, seed: int = 5, root: str = ROOT):
     return typical, large
 
 
+# -- text that is not plain ASCII ---------------------------------------------------------
+
+# What windows carry beyond ASCII, in the shares a developer's sessions have it:
+# accented words and names, a CJK or Cyrillic phrase, no-break spaces; and, rarer,
+# the characters two regex engines read differently (fullwidth and Arabic-Indic
+# digits, Unicode line breaks, letters that case-fold to ASCII).
+_ACCENTED = {"e": "é", "a": "à", "o": "ö", "u": "ü", "c": "ç", "n": "ñ", "i": "ï", "E": "É", "A": "Å"}
+_PHRASES = ("日志已轮换", "не трогать", "ビルド完了", "straße", "naïve", "Ünïcödé", "café", "Ελληνικά")
+_ODD = (" ", "　", " ", "", "１２", "٣٤", "İ", "ı", "ſ", "K", "é", "")
+
+
+def not_plain(text: str, rng: random.Random) -> str:
+    """`text` with a few non-ASCII characters in it, the way real windows have them."""
+    chars = list(text)
+    for _ in range(rng.randrange(1, 4)):
+        if not chars:
+            break
+        at = rng.randrange(len(chars))
+        roll = rng.random()
+        if roll < 0.5 and chars[at] in _ACCENTED:
+            chars[at] = _ACCENTED[chars[at]]
+        elif roll < 0.75:
+            chars.insert(at, rng.choice(_PHRASES) + " ")
+        elif chars[at] in " \n":
+            chars[at] = rng.choice(_ODD[:4])
+        else:
+            chars.insert(at, rng.choice(_ODD))
+    return "".join(chars)
+
+
+def not_plain_window(window, rng: random.Random) -> list[dict]:
+    """The window with its string contents made not plain (see not_plain)."""
+    return [dict(t, content=not_plain(t["content"], rng)) if isinstance(t.get("content"), str) else t
+            for t in window]
+
+
 # -- hostile input, for the equivalence test ------------------------------------------
 
 def hostile_windows(seed: int = 7) -> list:

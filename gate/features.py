@@ -8,7 +8,7 @@ import hashlib
 import re
 
 from gate.literals import fold
-from gate.patternset import GROUPS, is_plain
+from gate.patternset import GROUPS, WIDE, is_plain
 
 # Shapes: what is left of a line once its numbers, ids and hashes are gone.
 # Two heartbeats that differ only in epoch, loss and ETA have the same shape.
@@ -28,6 +28,11 @@ _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _CONFIG_LINE = re.compile(r"^\s*[\"']?[A-Za-z_][\w.\-]*[\"']?\s*(?::\s+\S|:$|=\s*\S)")
 _CONFIG_START = frozenset("\"'_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _BULLET_MARKS = frozenset("-*+•")
+
+
+def _read_plain(hits) -> bool:
+    """Whether set hits came from a scan of plain text (so its lines are plain too)."""
+    return hits is not None and hits is not False and not hits & WIDE
 
 
 _UUID, _HEX, _NUMBER, _SPACE = (pattern for pattern, _ in _SHAPE_SUBS)
@@ -264,7 +269,7 @@ class Subject:
         if found is None:
             scanned = self._hits_by_text
             # a turn the set has read is plain, and so is each of its lines: no need to check again
-            plain = (scanned is not None and any(scanned.get((g, turn.text)) is not None for g in GROUPS)
+            plain = (scanned is not None and any(_read_plain(scanned.get((g, turn.text))) for g in GROUPS)
                      or is_plain(turn.text))
             hits = self.sets.hits
             found = by_group[group] = [hits(line, group, plain) for line in part[0]]

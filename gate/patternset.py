@@ -73,6 +73,7 @@ _FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
 
 # Plain text, for `regex` and RE2 alike: anything else makes the set answer None.
 _NOT_PRINTABLE_ASCII = re.compile(r"[^\t\n\r\x20-\x7e]")
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 _PLAIN_CHAR: dict = {}  # non-ASCII character -> whether plain text may hold it
 
 
@@ -112,7 +113,8 @@ class Translation(tuple):
     exact = property(lambda self: self[1])
 
 
-def translate(pattern: str, flags: int, *, lines: bool = False, whole: bool = False) -> Translation | None:
+def translate(pattern: str, flags: int, *, lines: bool = False, whole: bool = False,
+              wide: bool = False) -> Translation | None:
     """The RE2 form of a `regex` pattern, or None when it is not understood.
 
     For the set, the pattern's top-level sequence is cut at each gap (a run of
@@ -120,7 +122,8 @@ def translate(pattern: str, flags: int, *, lines: bool = False, whole: bool = Fa
     between gaps are required one by one. A set holding whole gapped patterns needs
     a DFA state for every combination of gaps open at once, which costs hundreds of
     MB and µs. `whole=True` keeps the pattern whole and its repeats bounded, for
-    searching it alone."""
+    searching it alone. `wide=True` writes the form for text that is not plain
+    (see _Writer): never exact."""
     if (any(marker in pattern for marker in _REGEX_ONLY) or _POSIX_CLASS.search(pattern)
             or _GROUP_REFERENCE.search(pattern)):
         return None
@@ -131,7 +134,8 @@ def translate(pattern: str, flags: int, *, lines: bool = False, whole: bool = Fa
         global_flags = parsed.state.flags
         if global_flags & (re.LOCALE | re.ASCII):  # ASCII would do on plain text, but keep it simple
             return None
-        writer = _Writer(lines, open_above=_RE2_REPEAT_MAX if whole else OPEN_REPEATS_ABOVE)
+        writer = _Writer(lines, open_above=_RE2_REPEAT_MAX if whole else OPEN_REPEATS_ABOVE, wide=wide,
+                         multiline=bool(global_flags & re.MULTILINE))
         pieces = [writer.sequence(list(parsed))] if whole else writer.pieces(list(parsed))
     except Exception:  # _Untranslatable, or anything the parser or the walk does not expect: not in the set
         return None
@@ -139,7 +143,7 @@ def translate(pattern: str, flags: int, *, lines: bool = False, whole: bool = Fa
         return None
     prefix = "".join(letter for flag, letter in _FLAG_LETTERS if global_flags & flag)
     prefix = f"(?{prefix})" if prefix else ""
-    return Translation(tuple(prefix + piece for piece in pieces), writer.exact and len(pieces) == 1)
+    return Translation(tuple(prefix + piece for piece in pieces), writer.exact and len(pieces) == 1 and not wide)
 
 
 _CONSUMING = (_c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.BRANCH, _c.SUBPATTERN, _c.MAX_REPEAT, _c.MIN_REPEAT,
@@ -165,10 +169,22 @@ class _Untranslatable(Exception):
 
 
 class _Writer:
-    """The parse tree written back in RE2 syntax; `exact` turns False on any relaxation."""
+    """The parse tree written back in RE2 syntax; `exact` turns False on any relaxation.
 
-    def __init__(self, lines: bool, open_above: int = OPEN_REPEATS_ABOVE):
-        self.lines, self.exact, self.open_above = lines, True, open_above
+    `wide`: for text that is not plain, where RE2 (ASCII \\w, \\b, \\s, \\d) and `regex`
+    (Unicode) disagree. That text is scanned with every non-ASCII character replaced
+    by one byte, PLACEHOLDER (Latin-1, so a character is still one position), and
+    the wide form matches wherever the pattern could match the original: any
+    character the pattern could accept beyond ASCII becomes PLACEHOLDER (so does a
+    category `regex` may widen beyond ASCII, such as \\w), a negated class keeps only
+    its ASCII part (its complement then takes in PLACEHOLDER), `\\b` and `\\B` are
+    dropped, and i, s and k also take PLACEHOLDER, for the İ, ı, ſ and K that
+    `regex` matches with them case-insensitively."""
+
+    def __init__(self, lines: bool, open_above: int = OPEN_REPEATS_ABOVE, wide: bool = False,
+                 multiline: bool = True):
+        self.lines, self.exact, self.open_above, self.wide = lines, True, open_above, wide
+        self.multiline = multiline  # in the scope being written (`$` depends on it)
 
     def sequence(self, items) -> str:
         return "".join(self.node(op, av) for op, av in items)
@@ -192,13 +208,17 @@ class _Writer:
 
     def node(self, op, av) -> str:
         if op is _c.LITERAL:
-            return _literal(av)
+            return _wide_literal(av) if self.wide else _literal(av)
         if op is _c.NOT_LITERAL:
+            if self.wide and av >= 0x80:
+                return "(?s:.)"  # any other character: PLACEHOLDER may stand for one
             return "[^" + _class_char(av) + "]"
         if op is _c.ANY:
             return "."
         if op is _c.IN:
-            return _class(av)
+            return _wide_class(av) if self.wide else _class(av)
+        if op is _c.CATEGORY and self.wide:
+            return "[" + _WIDE_CATEGORIES[av] + "]"
         if op is _c.BRANCH:
             return "(?:" + "|".join(self.sequence(list(branch)) for branch in av[1]) + ")"
         if op is _c.SUBPATTERN:
@@ -207,7 +227,12 @@ class _Writer:
             off = "".join(letter for flag, letter in _FLAG_LETTERS if remove & flag)
             if (add | remove) & ~(re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE | re.UNICODE):
                 raise _Untranslatable
-            return "(?" + on + ("-" + off if off else "") + ":" + self.sequence(list(inner)) + ")"
+            outer = self.multiline
+            self.multiline = bool(add & re.MULTILINE) or (outer and not remove & re.MULTILINE)
+            try:
+                return "(?" + on + ("-" + off if off else "") + ":" + self.sequence(list(inner)) + ")"
+            finally:
+                self.multiline = outer
         if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
             low, high, inner = av
             if op is _c.POSSESSIVE_REPEAT:
@@ -236,6 +261,8 @@ class _Writer:
         return "{%d}" % low if low == high else "{%d,%d}" % (low, high)
 
     def anchor(self, code) -> str:
+        if self.wide and code in (_c.AT_BOUNDARY, _c.AT_NON_BOUNDARY):
+            return ""  # dropped (the form is never exact in wide mode)
         if code is _c.AT_BOUNDARY:
             return r"\b"
         if code is _c.AT_NON_BOUNDARY:
@@ -243,6 +270,10 @@ class _Writer:
         # A stripped line starts after the blanks that began it; in plain text lines
         # end at \n or \r, so those blanks are spaces and tabs. On one stripped line
         # alone this is the anchor itself, so a line form's `exact` is about one line.
+        if self.lines and self.wide and code in (_c.AT_BEGINNING, _c.AT_BEGINNING_STRING):
+            return r"(?:(?m:^)|" + _LINE_BREAKS + ")[" + _WIDE_CATEGORIES[_c.CATEGORY_SPACE] + "]*"
+        if self.lines and self.wide and code in (_c.AT_END, _c.AT_END_STRING):
+            return "[" + _WIDE_CATEGORIES[_c.CATEGORY_SPACE] + "]*(?:(?m:$)|" + _LINE_BREAKS + ")"
         if self.lines and code in (_c.AT_BEGINNING, _c.AT_BEGINNING_STRING):
             return r"(?:(?m:^)|\r)[ \t]*"
         if self.lines and code in (_c.AT_END, _c.AT_END_STRING):
@@ -250,7 +281,12 @@ class _Writer:
         if code is _c.AT_BEGINNING:
             return "^"
         if code is _c.AT_END:
-            return "$"
+            if self.multiline:
+                return "$"
+            # Outside multiline, `regex` also matches `$` before a final newline, RE2 does
+            # not; RE2's line end matches there and before any other newline too.
+            self.exact = False
+            return "(?m:$)"
         if code is _c.AT_BEGINNING_STRING:
             return r"\A"
         if code is _c.AT_END_STRING:
@@ -262,6 +298,62 @@ _CATEGORIES = {
     _c.CATEGORY_DIGIT: r"\d", _c.CATEGORY_NOT_DIGIT: r"\D", _c.CATEGORY_SPACE: r"\s",
     _c.CATEGORY_NOT_SPACE: r"\S", _c.CATEGORY_WORD: r"\w", _c.CATEGORY_NOT_WORD: r"\W",
 }
+
+
+# For text that is not plain (see _Writer): every non-ASCII character is read as
+# PLACEHOLDER. Inside a positive class, what each category may match under `regex`:
+# its ASCII part and PLACEHOLDER. Inside a negated class, only what it surely matches
+# (its ASCII part, blanks that every engine calls space), so the complement keeps
+# every character the pattern might accept.
+PLACEHOLDER = "\x80"
+_P = r"\x80"
+_WIDE_CATEGORIES = {
+    _c.CATEGORY_DIGIT: "0-9" + _P, _c.CATEGORY_NOT_DIGIT: r"\x00-\x2f\x3a-\x7f" + _P,
+    _c.CATEGORY_SPACE: r"\t-\r\x1c-\x20" + _P, _c.CATEGORY_NOT_SPACE: r"\x00-\x08\x0e-\x1f\x21-\x7f" + _P,
+    _c.CATEGORY_WORD: "0-9A-Za-z_" + _P, _c.CATEGORY_NOT_WORD: r"\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f" + _P,
+}
+_SURE_CATEGORIES = {
+    _c.CATEGORY_DIGIT: "0-9", _c.CATEGORY_NOT_DIGIT: r"\x00-\x2f\x3a-\x7f",
+    _c.CATEGORY_SPACE: r"\t-\r\x20", _c.CATEGORY_NOT_SPACE: r"\x00-\x08\x0e-\x1b\x21-\x7f",
+    _c.CATEGORY_WORD: "0-9A-Za-z_", _c.CATEGORY_NOT_WORD: r"\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f",
+}
+# Where str.splitlines ends a line, besides \n (a line form's edges in wide mode).
+_LINE_BREAKS = r"[\r\x0b\x0c\x1c-\x1e" + _P + "]"
+_FOLDING = "iskISK"  # letters `regex` matches case-insensitively with characters RE2 does not
+
+
+def _folds(low: int, high: int) -> bool:
+    return any(low <= ord(letter) <= high for letter in _FOLDING)
+
+
+def _wide_literal(code: int) -> str:
+    if code >= 0x80:
+        return _P
+    return "[" + _class_char(code) + _P + "]" if _folds(code, code) else _literal(code)
+
+
+def _wide_class(items) -> str:
+    negate = any(op is _c.NEGATE for op, _ in items)
+    out = []
+    for op, av in items:
+        if op is _c.LITERAL:
+            if av < 0x80:
+                out.append(_class_char(av) + (_P if not negate and _folds(av, av) else ""))
+            elif not negate:
+                out.append(_P)
+        elif op is _c.RANGE:
+            low, high = av
+            if low < 0x80:
+                out.append(_class_char(low) + "-" + _class_char(min(high, 0x7f)))
+            if not negate and (high >= 0x80 or _folds(low, high)):
+                out.append(_P)
+        elif op is _c.CATEGORY and av in _CATEGORIES:
+            out.append((_SURE_CATEGORIES if negate else _WIDE_CATEGORIES)[av])
+        elif op is not _c.NEGATE:
+            raise _Untranslatable
+    if not out:
+        return "(?s:.)" if negate else _P  # [^é] may be any character; [é] only PLACEHOLDER
+    return "[" + ("^" if negate else "") + "".join(out) + "]"
 
 
 def _literal(code: int) -> str:
@@ -303,7 +395,8 @@ class SetBuilder:
 
     def __init__(self):
         self.bits: dict[str, int] = {}  # RE2 piece -> its bit
-        self.patterns: list[str] = []  # RE2 pieces, in bit order
+        self.patterns: list[str] = [""]  # RE2 pieces, in bit order; bit 0 is WIDE, no piece's
+        self.wide: list = [None]  # each piece's form for text that is not plain, or None
         self.groups: dict[str, set] = {group: set() for group in GROUPS}  # group -> piece indexes
 
     def translation(self, pattern: str, flags: int, *, lines: bool = False) -> tuple | None:
@@ -314,13 +407,19 @@ class SetBuilder:
         if translation is None:
             return 0, False
         pieces, exact = translation
+        wide = (_set_wide_line_form if lines else _set_wide_form)(pattern, flags)
+        wide = wide[0] if wide is not None and len(wide[0]) == len(pieces) else (None,) * len(pieces)
         mask, members = 0, self.groups[group]
-        for piece in pieces:
+        for piece, wide_piece in zip(pieces, wide):
             bit = self.bits.get(piece)
             if bit is None:
                 bit = self.bits[piece] = 1 << len(self.patterns)
                 self.patterns.append(piece)
-            members.add(bit.bit_length() - 1)
+                self.wide.append(wide_piece)
+            index = bit.bit_length() - 1
+            if self.wide[index] is None:  # a piece met first in a line form may have one now
+                self.wide[index] = wide_piece
+            members.add(index)
             mask |= bit
         return mask, exact
 
@@ -330,10 +429,10 @@ class SetBuilder:
         return max(pieces)[1] if pieces else 0
 
     def scanner(self) -> "SetScanner | None":
-        if not self.patterns:
+        if len(self.patterns) == 1:
             return None
         groups = {group: tuple(sorted(members)) for group, members in self.groups.items()}
-        return SetScanner(tuple(self.patterns), groups)
+        return SetScanner(tuple(self.patterns), groups, tuple(self.wide))
 
 
 # Memoized with gate/literals.py's results, so the compiled-revision cache keeps them
@@ -348,9 +447,19 @@ def _set_line_form(pattern: str, flags: int = 0) -> tuple | None:
     return _checked(translate(pattern, flags, lines=True))
 
 
-def _checked(translation) -> tuple | None:
+@_memoized
+def _set_wide_form(pattern: str, flags: int = 0) -> tuple | None:
+    return _checked(translate(pattern, flags, wide=True), latin1=True)
+
+
+@_memoized
+def _set_wide_line_form(pattern: str, flags: int = 0) -> tuple | None:
+    return _checked(translate(pattern, flags, lines=True, wide=True), latin1=True)
+
+
+def _checked(translation, latin1: bool = False) -> tuple | None:
     """The translation as a plain tuple, if RE2 compiles every piece of it."""
-    if translation is None or not all(map(_compiles, translation.pieces)):
+    if translation is None or not all(_compiles(piece, latin1) for piece in translation.pieces):
         return None
     return tuple(translation)
 
@@ -388,41 +497,55 @@ class Verifier:
         return self._compiled.search(string)
 
 
-def _compiles(text: str) -> bool:
+def _compiles(text: str, latin1: bool = False) -> bool:
     engine = _engine()
     if engine is None:
         return False
     try:
-        engine.compile(text, _options())
+        engine.compile(text.encode("latin-1") if latin1 else text, _options(latin1))
         return True
     except Exception:
         return False
 
 
-def _options():
+def _options(latin1: bool = False):
+    """RE2's options; `latin1` for wide forms, whose text is one byte per character."""
     options = _engine().Options()
     options.max_mem = _SET_MEMORY
     options.log_errors = False
+    if latin1:
+        options.encoding = _engine().Options.Encoding.LATIN1
     return options
+
+
+WIDE = 1  # in a scan's hits: the text is not plain, so a hit is never more than a maybe
 
 
 class SetScanner:
     """(text, group) -> the bits of every pattern of the group that matches the text,
     or None when the set cannot say.
 
+    Plain text is scanned with the pieces themselves. Other text is scanned with
+    their wide forms (see _Writer), which match wherever the patterns might: the
+    hits carry the WIDE bit, a hit proves nothing and a miss still proves absence.
+    A piece without a wide form counts as hit on such text.
+
     Built from the pieces' RE2 texts, so it pickles small and rebuilds on load.
     Each group's set carries a pattern that matches every text: a scan that
     reports nothing at all failed (RE2 gives up when its DFA memory runs out) and
     answers None rather than "no pattern matches"."""
 
-    __slots__ = ("patterns", "groups", "_built")
+    __slots__ = ("patterns", "groups", "wide", "_built", "_always")
 
-    def __init__(self, patterns: tuple, groups: dict):
-        self.patterns, self.groups = patterns, groups
-        self._built = {}  # group -> (match, wants bytes, sentinel, bits), or False when re2 is missing
+    def __init__(self, patterns: tuple, groups: dict, wide: tuple = ()):
+        self.patterns, self.groups, self.wide = patterns, groups, wide or (None,) * len(patterns)
+        # group -> (match, wants bytes, sentinel, bits), or False when re2 is missing; the wide sets
+        # are under ("wide", group), built when text that is not plain first comes
+        self._built = {}
+        self._always = {}  # group -> the bits that count as hit on text that is not plain
 
     def __reduce__(self):
-        return SetScanner, (self.patterns, self.groups)
+        return SetScanner, (self.patterns, self.groups, self.wide)
 
     @property
     def built(self) -> bool:
@@ -430,8 +553,10 @@ class SetScanner:
 
     def hits(self, text: str, group: str = "window", plain: bool = False) -> int | None:
         """`plain`: the caller knows the text is plain (a line of a plain text)."""
-        if len(text) > SET_MAX or not (plain or is_plain(text)):
+        if len(text) > SET_MAX:
             return None
+        if not (plain or is_plain(text)):
+            return self._wide_hits(text, group)
         built = self._built.get(group)
         if built is None:
             members = self.groups.get(group, ())
@@ -439,12 +564,36 @@ class SetScanner:
                                                 tuple(1 << i for i in members)) if _engine() is not None else False
         return _scan(built, text) if built else None
 
+    def _wide_hits(self, text: str, group: str) -> int | None:
+        key = ("wide", group)
+        built = self._built.get(key)
+        if built is None:
+            members = [i for i in self.groups.get(group, ()) if self.wide[i] is not None]
+            always = WIDE
+            for i in self.groups.get(group, ()):
+                if self.wide[i] is None:
+                    always |= 1 << i
+            self._always[group] = always
+            built = self._built[key] = _build(tuple(self.wide[i] for i in members), tuple(1 << i for i in members),
+                                              latin1=True) if _engine() is not None else False
+        if not built:
+            return None
+        match, _, sentinel, bits = built
+        found = match(_NOT_ASCII.sub(PLACEHOLDER, text).encode("latin-1"))
+        if not found:
+            return None
+        hits = self._always[group]
+        for index in found:
+            if index != sentinel:
+                hits |= bits[index]
+        return hits
 
-def _build(patterns: tuple, bits: tuple):
-    engine = _engine().Set.SearchSet(_options())
+
+def _build(patterns: tuple, bits: tuple, latin1: bool = False):
+    engine = _engine().Set.SearchSet(_options(latin1))
     for text in patterns:
-        engine.Add(text)
-    engine.Add("")  # the sentinel: matches every text, so an empty report means a failed scan
+        engine.Add(text.encode("latin-1") if latin1 else text)  # the binding wants Latin-1 patterns as bytes
+    engine.Add(b"" if latin1 else "")  # the sentinel: matches every text, so an empty report means a failed scan
     engine.Compile()
     # The wrapper's Match encodes str and calls its compiled set; call that directly
     # when this version of the binding has it (it is most of the cost of a short line).

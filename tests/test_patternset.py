@@ -9,6 +9,7 @@ stripped line. Text the two engines could read differently gets no answer.
 from __future__ import annotations
 
 import glob
+import random
 import sys
 from pathlib import Path
 
@@ -19,13 +20,13 @@ from enginekit import classifier, drop_rule, match, revision_doc, user
 from gate.compiler import compile_revision
 from gate.conditions.context import Pattern
 from gate.loader import load_revision
-from gate.patternset import SET_MAX, SetBuilder, SetScanner, is_plain, translate, verifier
+from gate.patternset import SET_MAX, WIDE, SetBuilder, SetScanner, is_plain, translate, verifier
 from gate.window import normalize_window
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from corpus import corpus, fixture_windows  # noqa: E402
+from corpus import corpus, fixture_windows, not_plain  # noqa: E402
 
 RULES = sorted(glob.glob(str(ROOT / "rules" / "*.yaml")))
 FLAGS = regex.IGNORECASE | regex.MULTILINE
@@ -113,13 +114,75 @@ def test_plain_text(text, plain):
     assert is_plain(text) is plain
 
 
-def test_text_that_is_not_plain_gets_no_answer():
+def test_text_that_is_not_plain_gets_only_a_maybe():
     builder = SetBuilder()
-    builder.add(r"\bcafe\b", FLAGS)
+    bit, exact = builder.add(r"\bcafe\b", FLAGS)
     scanner = builder.scanner()
-    assert scanner.hits("a cafe") == 1
-    assert scanner.hits("a café") is None
+    assert exact and scanner.hits("a cafe") == bit
+    assert scanner.hits("a caf\u00e9") == 0 | WIDE  # a miss still proves absence
+    assert scanner.hits("a cafe\u0301") == bit | WIDE  # \b differs here: a hit is only a maybe
+    assert scanner.hits("a \u212aCAFE") == bit | WIDE
+    assert scanner.hits("cafe \ud800") == bit | WIDE  # a lone surrogate is one character too
     assert scanner.hits("x" * (SET_MAX + 1)) is None  # too long for the set: the prefilter path takes it
+
+
+@pytest.fixture(scope="module")
+def not_plain_texts(texts):
+    rng = random.Random(3)
+    out = [not_plain(text, rng) for text in texts[:250]]
+    return [t for t in out if not is_plain(t)]
+
+
+@pytest.mark.parametrize("rules", RULES, ids=[Path(r).name for r in RULES])
+def test_wide_forms_hit_wherever_regex_matches(rules, not_plain_texts):
+    """On text that is not plain, a hit is a maybe, but a miss must still prove absence."""
+    builder = SetBuilder()
+    entries = []
+    for pattern, flags, lines in sorted(revision_patterns(rules)):
+        bit, _ = builder.add(pattern, flags, lines=lines)
+        if bit:
+            entries.append((regex.compile(pattern, flags), bit, lines))
+    scanner = builder.scanner()
+    assert sum(w is not None for w in scanner.wide) > 0.9 * len(scanner.patterns)
+    wrong = []
+    for text in not_plain_texts:
+        hits = scanner.hits(text)
+        assert hits is not None and hits & WIDE
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        for compiled, bit, by_line in entries:
+            matched = (any(compiled.search(line) for line in lines) if by_line
+                       else compiled.search(text) is not None)
+            if matched and hits & bit != bit:
+                wrong.append((compiled.pattern[:60], text[:60]))
+        for line in lines:
+            line_hits = scanner.hits(line)
+            for compiled, bit, by_line in entries:
+                if by_line and compiled.search(line) is not None and line_hits & bit != bit:
+                    wrong.append(("line", compiled.pattern[:60], line[:60]))
+    assert not wrong, wrong[:5]
+
+
+@pytest.mark.parametrize("pattern, text", [
+    (r"\d{3}", "build \uff11\uff12\uff13"),  # fullwidth digits are \d to `regex`
+    (r"\bkill\b", "\u212aill it"),  # the Kelvin sign folds to k
+    (r"\bstop\b", "\u017ftop"),  # long s folds to s
+    (r"\bis\b", "th\u0130s \u0130S it"),
+    (r"^done:$", "x\u2028done:\u2028"),  # a Unicode line break ends a line for str.splitlines
+    (r"a\s+b", "a\u00a0b"),
+    (r"\w+@", "\u00e9t\u00e9@"),
+    (r"[^\W\d]{4}", "\u00e9t\u00e9s"),
+    (r"^.{0,5}:$", "\u65e5\u5fd7\u5df2:"),  # one character is one position
+    (r"\u2192\s*ok", "a \u2192 ok"),
+])
+def test_wide_forms_cover_what_only_unicode_rules_match(pattern, text):
+    compiled = regex.compile(pattern, FLAGS)
+    matched = {False: compiled.search(text) is not None,
+               True: any(compiled.search(line.strip()) for line in text.splitlines())}
+    assert any(matched.values())
+    for lines in (False, True):
+        builder = SetBuilder()
+        bit, _ = builder.add(pattern, FLAGS, lines=lines)
+        assert bit and (not matched[lines] or builder.scanner().hits(text) & bit == bit), (pattern, lines)
 
 
 @pytest.mark.parametrize("pattern, exact", [
@@ -147,7 +210,9 @@ def test_a_scan_matching_nothing_is_zero_not_unknown():
     builder.add(r"\bdeploy\b", FLAGS)
     scanner = builder.scanner()
     assert scanner.hits("nothing here") == 0
-    assert SetScanner(scanner.patterns, scanner.groups).hits("we deploy on friday") == 1  # and it pickles by its patterns
+    rebuilt = SetScanner(scanner.patterns, scanner.groups, scanner.wide)  # it pickles by its patterns
+    assert rebuilt.hits("we deploy on friday") == 1 << 1
+    assert rebuilt.hits("we d\u00e9ploy on friday") == WIDE
 
 
 def test_an_exactly_translated_pattern_never_reaches_the_backtracking_engine():

@@ -8,6 +8,7 @@ import regex
 
 from gate.errors import GateError
 from gate.patterns import ReferenceError_, expand, expand_keywords
+from gate.patternset import WIDE
 
 DEFAULT_TIMEOUT = 0.05  # seconds per regex call: a catastrophic pattern cannot hang a hook
 _FLAGS_THAT_SHAPE_A_MATCH = regex.IGNORECASE | regex.MULTILINE | regex.DOTALL | regex.VERBOSE
@@ -159,7 +160,7 @@ class CompileContext:
         whole = self.sets.translation(pattern.pattern, flags, lines=lines)
         if whole is not None and whole[1]:  # exact: a hit is a match
             mask, _ = self.sets.add(pattern.pattern, flags, lines=lines, group=group)
-            return SetGate(((mask, True, pattern),), keyword_bit, mask, group)
+            return SetGate(((mask, True, pattern, pattern),), keyword_bit, mask, group)
         # Relaxed: each top-level alternative separately, so a hit is confirmed by
         # searching only the alternatives whose pieces all hit.
         alternatives = []
@@ -170,14 +171,14 @@ class CompileContext:
                 alternatives = None
                 break
             mask, exact = self.sets.add(branch.pattern, flags, lines=lines, group=group)
-            alternatives.append((mask, exact, (not lines and verifier(branch.pattern, flags)) or branch))
+            alternatives.append((mask, exact, (not lines and verifier(branch.pattern, flags)) or branch, branch))
         if alternatives is None:
             if whole is None:
                 return None
             mask, _ = self.sets.add(pattern.pattern, flags, lines=lines, group=group)
-            alternatives = [(mask, False, (not lines and verifier(pattern.pattern, flags)) or pattern)]
+            alternatives = [(mask, False, (not lines and verifier(pattern.pattern, flags)) or pattern, pattern)]
         key = 0
-        for mask, _, _ in alternatives:
+        for mask, _, _, _ in alternatives:
             key |= self.sets.key_bit(mask)
         return SetGate(tuple(alternatives), keyword_bit, key, group)
 
@@ -210,9 +211,11 @@ class CompileContext:
 class SetGate:
     """What the pattern set knows of one leaf, read from a subject's set hits.
 
-    `alternatives` is ((mask, exact, regex), ...): the leaf's pattern can match only
-    where, for one alternative, every bit of its mask hits; an exact alternative
-    whose bits all hit is a match, another is confirmed by searching its regex."""
+    `alternatives` is ((mask, exact, confirm, regex), ...): the leaf's pattern can
+    match only where, for one alternative, every bit of its mask hits. On plain
+    text an exact alternative whose bits all hit is a match, another is confirmed
+    with `confirm` (its RE2 form when it has an exact one, else `regex`). On other
+    text (hits carry WIDE) only `regex` can confirm."""
 
     __slots__ = ("alternatives", "keywords", "bit", "group")
 
@@ -225,7 +228,7 @@ class SetGate:
         """False proves the leaf's pattern (or all its keywords) absent; True may be wrong."""
         if self.keywords and not hits & self.keywords:
             return False
-        for mask, _, _ in self.alternatives:
+        for mask, _, _, _ in self.alternatives:
             if hits & mask == mask:
                 return True
         return False
@@ -238,8 +241,13 @@ class SetGate:
 
     def pattern_matches(self, hits: int, text: str, timeout) -> bool:
         """Whether the pattern is in `text` (keywords aside: line_share asks it line by line)."""
-        for mask, exact, regex_ in self.alternatives:
-            if hits & mask == mask and (exact or regex_.search(text, timeout=timeout) is not None):
+        if hits & WIDE:
+            for mask, _, _, regex_ in self.alternatives:
+                if hits & mask == mask and regex_.search(text, timeout=timeout) is not None:
+                    return True
+            return False
+        for mask, exact, confirm, _ in self.alternatives:
+            if hits & mask == mask and (exact or confirm.search(text, timeout=timeout) is not None):
                 return True
         return False
 

@@ -31,10 +31,11 @@ class LineShare:
     def __call__(self, subject) -> bool:
         if self.gate is not None:
             hits = subject.set_hits(self.gate.group)
-            if hits is not None and (self.ignore is None or self.ignore_gate is not None):
+            if hits is not None:
                 if self.low > 0 and not self.gate.present(hits):
                     return False  # no line can match, so the share is 0, below min_share
-                return self._by_set(subject, subject.lines, hits)
+                if self.ignore is None or self.ignore_gate is not None:
+                    return self._by_set(subject, subject.lines, hits)
         if (self.mask or self.keyword_mask) and self.low > 0:
             found = subject.found
             if (self.mask and not found & self.mask) or (self.keyword_mask and not found & self.keyword_mask):

@@ -6,12 +6,15 @@ common words ("the", "so", "we") let many through, and each then costs a
 for all of them in one linear pass, so a subject costs one scan instead of
 twenty searches.
 
-Two engines agree only where their semantics do, so the set answers only for
-*plain* text: ASCII printable characters, tab, newline and carriage return, and
-non-ASCII punctuation and symbols that are not word, digit or space characters
-and have no case ("’", "—", "→", "✓"). There `\\w`, `\\b`, `\\s`, `\\d` and
-case folding mean the same in both. Other text (accented letters, CJK, control
-characters) and text longer than SET_MAX get None and take the prefilter path.
+Two engines agree only where their semantics do, so the set answers exactly only
+for *plain* text: ASCII printable characters, tab, newline and carriage return,
+and non-ASCII punctuation and symbols that are not word, digit or space
+characters and have no case ("’", "—", "→", "✓"). There `\\w`, `\\b`, `\\s`, `\\d`
+and case folding mean the same in both. Other text (accented letters, CJK,
+control characters) is scanned with each pattern's *wide* form, on the text with
+every non-ASCII character read as one placeholder byte: its hits carry the WIDE
+bit and are only maybes, confirmed by `regex`; a miss still proves absence. Text
+longer than SET_MAX gets None and takes the prefilter path.
 
 Patterns are translated from the standard library's parse tree (the one
 gate/literals.py reads), so what RE2 sees is what `regex` would run:

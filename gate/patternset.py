@@ -76,7 +76,7 @@ _FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
 
 # Plain text, for `regex` and RE2 alike: anything else makes the set answer None.
 _NOT_PRINTABLE_ASCII = re.compile(r"[^\t\n\r\x20-\x7e]")
-_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+_STANDS_IN = re.compile(r"[^\x00-\x0a\x0c-\x7f]")  # read with a stand-in in text that is not plain
 _PLAIN_CHAR: dict = {}  # non-ASCII character -> whether plain text may hold it
 
 
@@ -174,15 +174,13 @@ class _Untranslatable(Exception):
 class _Writer:
     """The parse tree written back in RE2 syntax; `exact` turns False on any relaxation.
 
-    `wide`: for text that is not plain, where RE2 (ASCII \\w, \\b, \\s, \\d) and `regex`
-    (Unicode) disagree. That text is scanned with every non-ASCII character replaced
-    by one byte, PLACEHOLDER (Latin-1, so a character is still one position), and
-    the wide form matches wherever the pattern could match the original: any
-    character the pattern could accept beyond ASCII becomes PLACEHOLDER (so does a
-    category `regex` may widen beyond ASCII, such as \\w), a negated class keeps only
-    its ASCII part (its complement then takes in PLACEHOLDER), `\\b` and `\\B` are
-    dropped, and i, s and k also take PLACEHOLDER, for the İ, ı, ſ and K that
-    `regex` matches with them case-insensitively."""
+    `wide`: for text that is not plain, which is scanned with every non-ASCII
+    character replaced by an ASCII stand-in of the same kind (see stand_in): the
+    form matches the stand-in text wherever the pattern matches the original. A
+    non-ASCII literal or range becomes the stand-ins of its characters; a negated
+    class or character that excludes a stand-in by name (not by a category, which
+    holds the whole kind) takes it back in, since the stand-in may be another
+    character of its kind."""
 
     def __init__(self, lines: bool, open_above: int = OPEN_REPEATS_ABOVE, wide: bool = False,
                  multiline: bool = True):
@@ -213,15 +211,13 @@ class _Writer:
         if op is _c.LITERAL:
             return _wide_literal(av) if self.wide else _literal(av)
         if op is _c.NOT_LITERAL:
-            if self.wide and av >= 0x80:
-                return "(?s:.)"  # any other character: PLACEHOLDER may stand for one
+            if self.wide and (av >= 0x80 or chr(av) in _STAND_INS_FOLDED):
+                return "(?s:.)"  # any other character of its kind may stand where it is
             return "[^" + _class_char(av) + "]"
         if op is _c.ANY:
             return "."
         if op is _c.IN:
             return _wide_class(av) if self.wide else _class(av)
-        if op is _c.CATEGORY and self.wide:
-            return "[" + _WIDE_CATEGORIES[av] + "]"
         if op is _c.BRANCH:
             return "(?:" + "|".join(self.sequence(list(branch)) for branch in av[1]) + ")"
         if op is _c.SUBPATTERN:
@@ -264,8 +260,6 @@ class _Writer:
         return "{%d}" % low if low == high else "{%d,%d}" % (low, high)
 
     def anchor(self, code) -> str:
-        if self.wide and code in (_c.AT_BOUNDARY, _c.AT_NON_BOUNDARY):
-            return ""  # dropped (the form is never exact in wide mode)
         if code is _c.AT_BOUNDARY:
             return r"\b"
         if code is _c.AT_NON_BOUNDARY:
@@ -273,10 +267,11 @@ class _Writer:
         # A stripped line starts after the blanks that began it; in plain text lines
         # end at \n or \r, so those blanks are spaces and tabs. On one stripped line
         # alone this is the anchor itself, so a line form's `exact` is about one line.
+        # Where str.splitlines ends a line, and the blanks str.strip removes (stand-ins included).
         if self.lines and self.wide and code in (_c.AT_BEGINNING, _c.AT_BEGINNING_STRING):
-            return r"(?:(?m:^)|" + _LINE_BREAKS + ")[" + _WIDE_CATEGORIES[_c.CATEGORY_SPACE] + "]*"
+            return r"(?:(?m:^)|[\r\x0b\x0c\x1c-\x1e])[\t-\r\x1c-\x20]*"
         if self.lines and self.wide and code in (_c.AT_END, _c.AT_END_STRING):
-            return "[" + _WIDE_CATEGORIES[_c.CATEGORY_SPACE] + "]*(?:(?m:$)|" + _LINE_BREAKS + ")"
+            return r"[\t-\r\x1c-\x20]*(?:(?m:$)|[\r\x0b\x0c\x1c-\x1e])"
         if self.lines and code in (_c.AT_BEGINNING, _c.AT_BEGINNING_STRING):
             return r"(?:(?m:^)|\r)[ \t]*"
         if self.lines and code in (_c.AT_END, _c.AT_END_STRING):
@@ -303,60 +298,107 @@ _CATEGORIES = {
 }
 
 
-# For text that is not plain (see _Writer): every non-ASCII character is read as
-# PLACEHOLDER. Inside a positive class, what each category may match under `regex`:
-# its ASCII part and PLACEHOLDER. Inside a negated class, only what it surely matches
-# (its ASCII part, blanks that every engine calls space), so the complement keeps
-# every character the pattern might accept.
-PLACEHOLDER = "\x80"
-_P = r"\x80"
-_WIDE_CATEGORIES = {
-    _c.CATEGORY_DIGIT: "0-9" + _P, _c.CATEGORY_NOT_DIGIT: r"\x00-\x2f\x3a-\x7f" + _P,
-    _c.CATEGORY_SPACE: r"\t-\r\x1c-\x20" + _P, _c.CATEGORY_NOT_SPACE: r"\x00-\x08\x0e-\x1f\x21-\x7f" + _P,
-    _c.CATEGORY_WORD: "0-9A-Za-z_" + _P, _c.CATEGORY_NOT_WORD: r"\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f" + _P,
+# For text that is not plain (see _Writer): each non-ASCII character is read as an
+# ASCII stand-in of its kind, so \w, \d, \s and \b hold where they held for `regex`
+# (and so RE2's ASCII classes are exact on the stand-in text): a word character
+# reads '_', a digit '0', a space ' ', a line break (as str.splitlines sees it)
+# '\f', anything else '\x7f'; İ, ı, ſ and K, which `regex` matches with i, I, s
+# and k case-insensitively, read as those letters. The vertical tab, a space to
+# `regex` but not to RE2, reads '\f' too.
+_FOLDED = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
+_STAND_INS = "_0 \x0c\x7fisk"
+_STAND_INS_FOLDED = _STAND_INS + "ISK"
+_STAND_IN: dict = {}  # non-ASCII character -> its stand-in
+# Which categories hold each stand-in's whole kind: a class that excludes one of them
+# excludes the stand-in rightly; one that excludes it only by name must take it back.
+_KIND_IN = {
+    "_": (_c.CATEGORY_WORD, _c.CATEGORY_NOT_SPACE, _c.CATEGORY_NOT_DIGIT),
+    "0": (_c.CATEGORY_WORD, _c.CATEGORY_DIGIT, _c.CATEGORY_NOT_SPACE),
+    " ": (_c.CATEGORY_SPACE, _c.CATEGORY_NOT_WORD, _c.CATEGORY_NOT_DIGIT),
+    "\x0c": (_c.CATEGORY_SPACE, _c.CATEGORY_NOT_WORD, _c.CATEGORY_NOT_DIGIT),
+    "\x7f": (_c.CATEGORY_NOT_WORD, _c.CATEGORY_NOT_SPACE, _c.CATEGORY_NOT_DIGIT),
 }
-_SURE_CATEGORIES = {
-    _c.CATEGORY_DIGIT: "0-9", _c.CATEGORY_NOT_DIGIT: r"\x00-\x2f\x3a-\x7f",
-    _c.CATEGORY_SPACE: r"\t-\r\x20", _c.CATEGORY_NOT_SPACE: r"\x00-\x08\x0e-\x1b\x21-\x7f",
-    _c.CATEGORY_WORD: "0-9A-Za-z_", _c.CATEGORY_NOT_WORD: r"\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f",
-}
-# Where str.splitlines ends a line, besides \n (a line form's edges in wide mode).
-_LINE_BREAKS = r"[\r\x0b\x0c\x1c-\x1e" + _P + "]"
-_FOLDING = "iskISK"  # letters `regex` matches case-insensitively with characters RE2 does not
+for _letter in "isk":  # the fold letters stand for themselves too: only \w and co. hold them whole
+    _KIND_IN[_letter] = (_c.CATEGORY_WORD, _c.CATEGORY_NOT_SPACE, _c.CATEGORY_NOT_DIGIT)
+_RANGE_SCAN_MAX = 0x3000  # a longer non-ASCII range may hold any kind
 
 
-def _folds(low: int, high: int) -> bool:
-    return any(low <= ord(letter) <= high for letter in _FOLDING)
+def stand_in(ch: str) -> str:
+    found = _STAND_IN.get(ch)
+    if found is None:
+        import regex
+
+        if ch in _FOLDED:
+            found = _FOLDED[ch]
+        elif regex.match(r"\d", ch):
+            found = "0"
+        elif regex.match(r"\w", ch):
+            found = "_"
+        elif ch in "\x0b\x85\u2028\u2029":
+            found = "\x0c"
+        elif regex.match(r"\s", ch):
+            found = " "
+        else:
+            found = "\x7f"
+        _STAND_IN[ch] = found
+    return found
+
+
+def _stand_ins(low: int, high: int) -> set:
+    """The stand-ins of the non-ASCII characters in [low, high] and of their case variants."""
+    low = max(low, 0x80)
+    if high < low:
+        return set()
+    if high - low > _RANGE_SCAN_MAX:
+        return set(_STAND_INS)
+    found = set()
+    for code in range(low, high + 1):
+        if not 0xD800 <= code <= 0xDFFF:
+            ch = chr(code)
+            found.update(stand_in(v) for v in {ch, ch.lower(), ch.upper()} if len(v) == 1 and v >= "\x80")
+    return found
+
+
+def _chars(chars) -> str:
+    return "".join(_class_char(ord(ch)) for ch in sorted(chars))
 
 
 def _wide_literal(code: int) -> str:
-    if code >= 0x80:
-        return _P
-    return "[" + _class_char(code) + _P + "]" if _folds(code, code) else _literal(code)
+    if code < 0x80:
+        return _literal(code)
+    found = _stand_ins(code, code)
+    return _literal(ord(next(iter(found)))) if len(found) == 1 else "[" + _chars(found) + "]"
 
 
 def _wide_class(items) -> str:
     negate = any(op is _c.NEGATE for op, _ in items)
-    out = []
+    out, extra, named, categories = [], set(), set(), set()
     for op, av in items:
         if op is _c.LITERAL:
             if av < 0x80:
-                out.append(_class_char(av) + (_P if not negate and _folds(av, av) else ""))
-            elif not negate:
-                out.append(_P)
+                out.append(_class_char(av))
+                named.add(chr(av).lower())
+            else:
+                extra |= _stand_ins(av, av)
         elif op is _c.RANGE:
             low, high = av
             if low < 0x80:
                 out.append(_class_char(low) + "-" + _class_char(min(high, 0x7f)))
-            if not negate and (high >= 0x80 or _folds(low, high)):
-                out.append(_P)
+                named.update(ch.lower() for ch in _STAND_INS_FOLDED if low <= ord(ch) <= min(high, 0x7f))
+            extra |= _stand_ins(low, high)
         elif op is _c.CATEGORY and av in _CATEGORIES:
-            out.append((_SURE_CATEGORIES if negate else _WIDE_CATEGORIES)[av])
+            out.append(_CATEGORIES[av])
+            categories.add(av)
         elif op is not _c.NEGATE:
             raise _Untranslatable
+    if not negate:
+        return "[" + "".join(out) + _chars(extra - named) + "]"
+    # Excluded by name only: the stand-in may be another character, which the class accepts.
+    back = {ch for ch in named if ch in _KIND_IN and not categories.intersection(_KIND_IN[ch])}
     if not out:
-        return "(?s:.)" if negate else _P  # [^é] may be any character; [é] only PLACEHOLDER
-    return "[" + ("^" if negate else "") + "".join(out) + "]"
+        return "(?s:.)"  # [^é]: any character
+    body = "[^" + "".join(out) + "]"
+    return "(?:" + body + "|[" + _chars(back) + "])" if back else body
 
 
 def _literal(code: int) -> str:
@@ -452,17 +494,17 @@ def _set_line_form(pattern: str, flags: int = 0) -> tuple | None:
 
 @_memoized
 def _set_wide_form(pattern: str, flags: int = 0) -> tuple | None:
-    return _checked(translate(pattern, flags, wide=True), latin1=True)
+    return _checked(translate(pattern, flags, wide=True))
 
 
 @_memoized
 def _set_wide_line_form(pattern: str, flags: int = 0) -> tuple | None:
-    return _checked(translate(pattern, flags, lines=True, wide=True), latin1=True)
+    return _checked(translate(pattern, flags, lines=True, wide=True))
 
 
-def _checked(translation, latin1: bool = False) -> tuple | None:
+def _checked(translation) -> tuple | None:
     """The translation as a plain tuple, if RE2 compiles every piece of it."""
-    if translation is None or not all(_compiles(piece, latin1) for piece in translation.pieces):
+    if translation is None or not all(map(_compiles, translation.pieces)):
         return None
     return tuple(translation)
 
@@ -500,24 +542,21 @@ class Verifier:
         return self._compiled.search(string)
 
 
-def _compiles(text: str, latin1: bool = False) -> bool:
+def _compiles(text: str) -> bool:
     engine = _engine()
     if engine is None:
         return False
     try:
-        engine.compile(text.encode("latin-1") if latin1 else text, _options(latin1))
+        engine.compile(text, _options())
         return True
     except Exception:
         return False
 
 
-def _options(latin1: bool = False):
-    """RE2's options; `latin1` for wide forms, whose text is one byte per character."""
+def _options():
     options = _engine().Options()
     options.max_mem = _SET_MEMORY
     options.log_errors = False
-    if latin1:
-        options.encoding = _engine().Options.Encoding.LATIN1
     return options
 
 
@@ -528,24 +567,26 @@ class SetScanner:
     """(text, group) -> the bits of every pattern of the group that matches the text,
     or None when the set cannot say.
 
-    Plain text is scanned with the pieces themselves. Other text is scanned with
-    their wide forms (see _Writer), which match wherever the patterns might: the
-    hits carry the WIDE bit, a hit proves nothing and a miss still proves absence.
-    A piece without a wide form counts as hit on such text.
+    Plain text is scanned with the pieces themselves. Other text is read with ASCII
+    stand-ins (see stand_in) and scanned with the pieces' wide forms, which match
+    it wherever the patterns might match the original: the hits carry the WIDE bit,
+    a hit is only a maybe and a miss still proves absence. Most wide forms are the
+    pieces themselves, so that scan is the plain set's (its DFA already warm) plus
+    a small set of the forms that differ; a piece without a wide form counts as hit.
 
     Built from the pieces' RE2 texts, so it pickles small and rebuilds on load.
     Each group's set carries a pattern that matches every text: a scan that
     reports nothing at all failed (RE2 gives up when its DFA memory runs out) and
     answers None rather than "no pattern matches"."""
 
-    __slots__ = ("patterns", "groups", "wide", "_built", "_always")
+    __slots__ = ("patterns", "groups", "wide", "_built", "_wide")
 
     def __init__(self, patterns: tuple, groups: dict, wide: tuple = ()):
         self.patterns, self.groups, self.wide = patterns, groups, wide or (None,) * len(patterns)
-        # group -> (match, wants bytes, sentinel, bits), or False when re2 is missing; the wide sets
-        # are under ("wide", group), built when text that is not plain first comes
-        self._built = {}
-        self._always = {}  # group -> the bits that count as hit on text that is not plain
+        self._built = {}  # group -> (match, wants bytes, sentinel, bits), or False when re2 is missing
+        # group -> (the plain bits that hold for the wide form, the set of the other wide forms
+        # or None, the bits that count as hit), built when text that is not plain first comes
+        self._wide = {}
 
     def __reduce__(self):
         return SetScanner, (self.patterns, self.groups, self.wide)
@@ -558,8 +599,11 @@ class SetScanner:
         """`plain`: the caller knows the text is plain (a line of a plain text)."""
         if len(text) > SET_MAX:
             return None
-        if not (plain or is_plain(text)):
-            return self._wide_hits(text, group)
+        if plain or is_plain(text):
+            return self._scan(text, group)
+        return self._wide_hits(text, group)
+
+    def _scan(self, text: str, group: str) -> int | None:
         built = self._built.get(group)
         if built is None:
             members = self.groups.get(group, ())
@@ -568,35 +612,43 @@ class SetScanner:
         return _scan(built, text) if built else None
 
     def _wide_hits(self, text: str, group: str) -> int | None:
-        key = ("wide", group)
-        built = self._built.get(key)
-        if built is None:
-            members = [i for i in self.groups.get(group, ()) if self.wide[i] is not None]
-            always = WIDE
+        wide = self._wide.get(group)
+        if wide is None:
+            same, other, always = 0, [], WIDE
             for i in self.groups.get(group, ()):
-                if self.wide[i] is None:
+                form = self.wide[i]
+                if form is None:
                     always |= 1 << i
-            self._always[group] = always
-            built = self._built[key] = _build(tuple(self.wide[i] for i in members), tuple(1 << i for i in members),
-                                              latin1=True) if _engine() is not None else False
-        if not built:
+                elif form == self.patterns[i]:
+                    same |= 1 << i
+                else:
+                    other.append(i)
+            extra = _build(tuple(self.wide[i] for i in other), tuple(1 << i for i in other)) \
+                if other and _engine() is not None else None
+            wide = self._wide[group] = (same, extra, always)
+        same, extra, always = wide
+        stood_in = _STANDS_IN.sub(_stand_in_of, text)
+        hits = self._scan(stood_in, group)
+        if hits is None:
             return None
-        match, _, sentinel, bits = built
-        found = match(_NOT_ASCII.sub(PLACEHOLDER, text).encode("latin-1"))
-        if not found:
-            return None
-        hits = self._always[group]
-        for index in found:
-            if index != sentinel:
-                hits |= bits[index]
+        hits = (hits & same) | always
+        if extra is not None:
+            more = _scan(extra, stood_in)
+            if more is None:
+                return None
+            hits |= more
         return hits
 
 
-def _build(patterns: tuple, bits: tuple, latin1: bool = False):
-    engine = _engine().Set.SearchSet(_options(latin1))
+def _stand_in_of(match) -> str:
+    return stand_in(match.group())
+
+
+def _build(patterns: tuple, bits: tuple):
+    engine = _engine().Set.SearchSet(_options())
     for text in patterns:
-        engine.Add(text.encode("latin-1") if latin1 else text)  # the binding wants Latin-1 patterns as bytes
-    engine.Add(b"" if latin1 else "")  # the sentinel: matches every text, so an empty report means a failed scan
+        engine.Add(text)
+    engine.Add("")  # the sentinel: matches every text, so an empty report means a failed scan
     engine.Compile()
     # The wrapper's Match encodes str and calls its compiled set; call that directly
     # when this version of the binding has it (it is most of the cost of a short line).

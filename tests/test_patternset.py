@@ -120,8 +120,8 @@ def test_text_that_is_not_plain_gets_only_a_maybe():
     scanner = builder.scanner()
     assert exact and scanner.hits("a cafe") == bit
     assert scanner.hits("a caf\u00e9") == 0 | WIDE  # a miss still proves absence
-    assert scanner.hits("a cafe\u0301") == bit | WIDE  # \b differs here: a hit is only a maybe
-    assert scanner.hits("a \u212aCAFE") == bit | WIDE
+    assert scanner.hits("a cafe\u0301") == 0 | WIDE  # a combining mark is a word character: no \b
+    assert scanner.hits("un CAFE cr\u00e8me") == bit | WIDE  # a hit is only a maybe
     assert scanner.hits("cafe \ud800") == bit | WIDE  # a lone surrogate is one character too
     assert scanner.hits("x" * (SET_MAX + 1)) is None  # too long for the set: the prefilter path takes it
 
@@ -169,10 +169,15 @@ def test_wide_forms_hit_wherever_regex_matches(rules, not_plain_texts):
     (r"\bis\b", "th\u0130s \u0130S it"),
     (r"^done:$", "x\u2028done:\u2028"),  # a Unicode line break ends a line for str.splitlines
     (r"a\s+b", "a\u00a0b"),
+    (r"come\s+back", "come \x0bback"),  # a vertical tab is a space to `regex`, not to RE2
+    (r"come\s+back", "come \x85back"),
     (r"\w+@", "\u00e9t\u00e9@"),
     (r"[^\W\d]{4}", "\u00e9t\u00e9s"),
     (r"^.{0,5}:$", "\u65e5\u5fd7\u5df2:"),  # one character is one position
     (r"\u2192\s*ok", "a \u2192 ok"),
+    (r"x[^ \t]y", "x\u00a0y"),  # a class that names the space its stand-in is for takes it back
+    (r"\b[^_a-z\s]{2}\b", "\u00e9\u00e8"),
+    (r"\bsk_[^k]\b", "sk_\u00e9"),
 ])
 def test_wide_forms_cover_what_only_unicode_rules_match(pattern, text):
     compiled = regex.compile(pattern, FLAGS)

@@ -3,12 +3,14 @@
 Prints a table and writes benchmarks/last_speed.json. Figures:
 - classify in one process (pinned to one core): windows/s over a seeded corpus of
   typical windows, and per-window latency p50 / p99 / max, at each level; the
-  same over a tail of large pastes (4 KB to 50 KB);
+  same over a tail of large pastes (4 KB to 50 KB), and over typical windows made
+  not plain ASCII (accented words, CJK, no-break spaces). Every run judges windows
+  the classifier has not seen, after a warm-up on others: its steady state;
 - cold start of `gate classify` on one window: process start to decision, median;
 - `gate classify` over a 200,000-window JSON Lines file: windows/s and peak memory,
   with --jobs 1 and --jobs 2 (and peak memory at a tenth of the size, to show it
   does not grow with the input);
-- `gate eval` on 100,000 generated fixtures; `gate lint` on a revision.
+- `gate eval` on 100,000 generated fixtures, all different; `gate lint` on a revision.
 
 Each figure is the median of --repeat runs: the machine may be shared.
 Speed is measured here, never asserted in a timed test.
@@ -20,6 +22,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import shutil
 import statistics
 import subprocess
@@ -31,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from corpus import corpus  # noqa: E402  (benchmarks/ is not a package)
+from corpus import corpus, not_plain_window  # noqa: E402  (benchmarks/ is not a package)
 
 
 def machine() -> dict:
@@ -95,7 +98,20 @@ def _median_runs(runs: list[dict]) -> dict:
     return out
 
 
-def bench_classify(rules, typical, large, repeat) -> dict:
+class FreshWindows:
+    """Windows the classifier has not judged before, seeded: run k of a figure gets
+    corpus(seed + k). A window judged twice would flatter the figure: the RE2 sets
+    build their DFA states on first sight of a text, as a long stream does."""
+
+    def __init__(self, n_typical: int, n_large: int, seed: int):
+        self.n_typical, self.n_large, self.seed, self.runs = n_typical, n_large, seed, 0
+
+    def next(self) -> tuple[list, list]:
+        self.runs += 1
+        return corpus(self.n_typical, self.n_large, seed=self.seed + 1000 * self.runs)
+
+
+def bench_classify(rules, fresh: FreshWindows, repeat) -> dict:
     from gate.cache import load_classifier
 
     try:  # one core: the figure is per core, and the other core is someone else's
@@ -103,13 +119,26 @@ def bench_classify(rules, typical, large, repeat) -> dict:
     except (AttributeError, OSError):
         pass
     classifier = load_classifier(rules, use_cache=False)
-    warm = typical[: min(300, len(typical))]
+    # Steady state, as a long stream reaches it: the sets built, their DFAs warmed on other windows.
+    warm_typical, warm_large = fresh.next()
+    rng = random.Random(fresh.seed)
+    for window in warm_typical + warm_large + [not_plain_window(w, rng) for w in warm_typical]:
+        classifier.classify(window)
     out = {}
     for level in classifier.levels:
-        for window in warm:  # compile lazily built state, fill caches: steady state is what a hook sees
-            classifier.classify(window, level)
-        out[level] = {"typical": _median_runs([time_windows(classifier.classify, typical, level) for _ in range(repeat)]),
-                      "large": _median_runs([time_windows(classifier.classify, large, level) for _ in range(repeat)])}
+        typical_runs, large_runs = [], []
+        for _ in range(repeat):
+            typical, large = fresh.next()
+            typical_runs.append(time_windows(classifier.classify, typical, level))
+            large_runs.append(time_windows(classifier.classify, large, level))
+        out[level] = {"typical": _median_runs(typical_runs), "large": _median_runs(large_runs)}
+    # Windows with accented letters, CJK, no-break spaces...: the sets' wide forms.
+    level = classifier.default_level
+    runs = []
+    for _ in range(repeat):
+        typical, _ = fresh.next()
+        runs.append(time_windows(classifier.classify, [not_plain_window(w, rng) for w in typical], level))
+    out["not_plain"] = {"level": level, "typical": _median_runs(runs)}
     try:
         os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
     except (AttributeError, OSError):
@@ -229,12 +258,19 @@ def table(result) -> str:
     rows.append(f"machine: {m['nproc']} cores, {m['cpu']}, Python {m['python']}, "
                 f"load {m['load_average'][0]:.2f} at start")
     rows.append(f"corpus: {result['corpus']['typical']} typical windows (mean {result['corpus']['typical_mean_bytes']} B), "
-                f"{result['corpus']['large']} large pastes (mean {result['corpus']['large_mean_bytes']} B), "
-                f"seed {result['corpus']['seed']}; medians of {result['repeat']} runs")
+                f"{result['corpus']['large']} large pastes (mean {result['corpus']['large_mean_bytes']} B) a run, "
+                f"new ones each run, seed {result['corpus']['seed']}; medians of {result['repeat']} runs")
+    rows.append(f"files for eval and the stream: {result['corpus'].get('distinct_for_files', 0):,} different windows")
     rows.append("")
     rows.append(f"{'figure':<52} {'value':>14}  target")
     rows.append("-" * 80)
     for level, parts in result.get("classify", {}).items():
+        if level == "not_plain":
+            t = parts["typical"]
+            rows.append(f"{'classify ' + parts['level'] + ': typical, not plain ASCII /s':<52} "
+                        f"{t['windows_per_s']:>14,.0f}")
+            rows.append(f"{'  latency p50 / p99 (µs)':<52} {t['p50_us']:>6.0f} / {t['p99_us']:<6.0f}")
+            continue
         t, g = parts["typical"], parts["large"]
         rows.append(f"{'classify ' + level + ': typical windows/s':<52} {t['windows_per_s']:>14,.0f}  >= 40,000")
         rows.append(f"{'  latency p50 / p99 (µs)':<52} {t['p50_us']:>6.0f} / {t['p99_us']:<6.0f}  p99 < 150")
@@ -284,24 +320,29 @@ def main(argv=None) -> int:
     repeat = args.repeat or (1 if quick else 3)
     sections = set(args.only.split(","))
     n_typical, n_large = (1_000, 35) if quick else (5_000, 140)
+    n_distinct = 10_000 if quick else 100_000  # windows in the eval and stream files, all different
     typical, large = corpus(n_typical, n_large, seed=args.seed)
     result = {"machine": machine(), "quick": quick, "repeat": repeat, "rules": os.path.relpath(args.rules, ROOT),
               "when": time.strftime("%Y-%m-%d %H:%M:%S"),
               "corpus": {"seed": args.seed, "typical": len(typical), "large": len(large),
                          "typical_mean_bytes": round(statistics.mean(len(json.dumps(w)) for w in typical)),
-                         "large_mean_bytes": round(statistics.mean(len(json.dumps(w)) for w in large))}}
+                         "large_mean_bytes": round(statistics.mean(len(json.dumps(w)) for w in large)),
+                         "distinct_for_files": n_distinct}}
     with tempfile.TemporaryDirectory(prefix="gate-speed-") as tmp:
         env = dict(os.environ, GATE_CACHE_DIR=os.path.join(tmp, "cache"), GATE_BENCH_TMP=tmp)
         if "classify" in sections:
-            result["classify"] = bench_classify(args.rules, typical, large, repeat)
+            result["classify"] = bench_classify(args.rules, FreshWindows(n_typical, n_large, args.seed), repeat)
         if "cold" in sections:
             result["cold_start"] = bench_cold_start(args.rules, 5 if quick else 20, env)
-        # The stream mixes the tail in at its natural rate: one large paste per ~200 windows.
-        mixed = [w for i, w in enumerate(typical) for w in ([w, large[i // 200 % len(large)]] if i % 200 == 199 else [w])]
+        if sections & {"stream", "eval"}:
+            distinct, _ = corpus(n_distinct, 0, seed=args.seed + 7)
         if "stream" in sections:
+            # The tail mixed in at its natural rate: one large paste per ~200 windows.
+            mixed = [w for i, w in enumerate(distinct)
+                     for w in ([w, large[i // 200 % len(large)]] if i % 200 == 199 else [w])]
             result["stream"] = bench_stream(args.rules, mixed, 20_000 if quick else 200_000, repeat, env)
         if "eval" in sections:
-            result["eval"] = bench_eval(args.rules, typical, 10_000 if quick else 100_000, repeat, env)
+            result["eval"] = bench_eval(args.rules, distinct, n_distinct, repeat, env)
         if "lint" in sections:
             result["lint"] = bench_lint(args.rules, repeat, env)
     print(table(result))

@@ -11,10 +11,12 @@ for *plain* text: ASCII printable characters, tab, newline and carriage return,
 and non-ASCII punctuation and symbols that are not word, digit or space
 characters and have no case ("’", "—", "→", "✓"). There `\\w`, `\\b`, `\\s`, `\\d`
 and case folding mean the same in both. Other text (accented letters, CJK,
-control characters) is scanned with each pattern's *wide* form, on the text with
-every non-ASCII character read as one placeholder byte: its hits carry the WIDE
-bit and are only maybes, confirmed by `regex`; a miss still proves absence. Text
-longer than SET_MAX gets None and takes the prefilter path.
+control characters) is read with an ASCII stand-in for each such character, one
+of its kind (a word character reads '_', a space ' '...), and scanned with each
+pattern's *wide* form, which matches there wherever the pattern matches the
+original: its hits carry the WIDE bit and are only maybes, confirmed by `regex`;
+a miss still proves absence. Text longer than SET_MAX gets None and takes the
+prefilter path.
 
 Patterns are translated from the standard library's parse tree (the one
 gate/literals.py reads), so what RE2 sees is what `regex` would run:

@@ -53,6 +53,7 @@ def _emit(text: str) -> None:
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 256), default=None,
               help="Worker processes for big fixture sets (default: the CPUs available).")
+@click.option("--no-cache", is_flag=True, help="Parse every fixture file, even one parsed before and cached.")
 @click.option("--live", is_flag=True, help="Replay fixtures against a scratch Mem0 project (see --project-id).")
 @click.option("--project-id", help="--live: the scratch project to write to (required, no default).")
 @click.option("--org-id", help="--live: the scratch project's organization (required, no default).")
@@ -70,7 +71,7 @@ def _emit(text: str) -> None:
 @click.option("--report-mode", type=click.Choice(["compact", "full"]), default="compact", show_default=True,
               help="--live: how much of each stored memory the report keeps.")
 @click.argument("more_fixtures", nargs=-1, type=click.Path(), metavar="[FIXTURES]...")
-def eval_(rules_path, fixture_paths, level, sweep, check, strict, report_path, fmt, jobs, live, project_id,
+def eval_(rules_path, fixture_paths, level, sweep, check, strict, report_path, fmt, jobs, no_cache, live, project_id,
           org_id, base_url, api_key_env, run_id, timeout, min_settle, cleanup, preflight_only,
           allow_default_project, report_mode, more_fixtures) -> None:
     """Score a rules revision against labeled fixtures and write a report.
@@ -111,7 +112,8 @@ def eval_(rules_path, fixture_paths, level, sweep, check, strict, report_path, f
     from gate.report import dumps, render_markdown, render_text
 
     try:
-        report = evaluate(rules_path, fixture_paths, level=level, sweep=sweep, strict=strict, jobs=jobs)
+        report = evaluate(rules_path, fixture_paths, level=level, sweep=sweep, strict=strict, jobs=jobs,
+                          use_cache=not no_cache)
     except GateError as exc:
         fail(exc)
     text = dumps(report)

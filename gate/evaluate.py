@@ -149,8 +149,9 @@ def score_level(classifier, revision, fixtures, results, level: str, strict: boo
 
 
 def evaluate(rules_spec: str | None, fixture_paths, *, level: str | None = None, sweep: bool = False,
-             strict: bool = False, jobs: int | None = None) -> dict:
+             strict: bool = False, jobs: int | None = None, use_cache: bool = True) -> dict:
     """The report dict for one revision on a fixture set (see gate.report.build_report).
+    `use_cache`: fixture files parsed before are read back from the cache (gate/fixturecache.py).
 
     Raises GateError only for a level the revision does not have (a usage error);
     unloadable rules or invalid fixtures produce an unmeasured report instead.
@@ -167,7 +168,7 @@ def evaluate(rules_spec: str | None, fixture_paths, *, level: str | None = None,
         except GateError as exc:
             unmeasured.append({"what": "rules", "why": [str(p) for p in exc.problems]})
     try:
-        fixtures = load_fixtures(list(fixture_paths))
+        fixtures = load_fixtures(list(fixture_paths), use_cache=use_cache)
     except GateError as exc:
         unmeasured.append({"what": "fixtures", "why": [str(p) for p in exc.problems]})
     if unmeasured:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections import Counter
+from contextlib import contextmanager
+from functools import partial
 from dataclasses import dataclass
 
 from gate.errors import GateError, Problem
@@ -40,15 +43,34 @@ def fixture_files(paths) -> list[str]:
     return sorted(files)
 
 
-def load_fixtures(paths, require_all_types: bool = False) -> list[Fixture]:
-    """Every fixture in `paths`; all problems in all files raised together."""
+def load_fixtures(paths, require_all_types: bool = False, use_cache: bool = True) -> list[Fixture]:
+    """Every fixture in `paths`; all problems in all files raised together.
+    `use_cache`: read valid files parsed before from the cache (gate/fixturecache.py)."""
+    with _collector_paused():
+        return _load_fixtures(paths, require_all_types, use_cache)
+
+
+@contextmanager
+def _collector_paused():
+    """Loading builds millions of small objects and frees none: the cycle collector
+    would walk them again and again (half the time of a 100,000-fixture load)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _load_fixtures(paths, require_all_types: bool, use_cache: bool) -> list[Fixture]:
     from gate.schema import validate
 
     fixtures, problems, first_seen = [], [], {}
     files = fixture_files(paths)
     if not files:
         raise GateError(Problem(", ".join(paths) or ".", "no fixture files found"))
-    fast_reads = _read_all_plainly_valid(files)  # most files: no located parse, no jsonschema
+    fast_reads = _read_all_plainly_valid(files, use_cache)  # most files: no located parse, no jsonschema
     for file in files:
         fast = fast_reads[file]
         if fast is not None:
@@ -110,8 +132,27 @@ _fast_schema_ok = None
 _PARALLEL_BYTES = 8_000_000  # below this, forking costs more than parsing in one process
 
 
-def _read_all_plainly_valid(files) -> dict:
-    """_read_plainly_valid for every file, in worker processes when there is a lot to parse."""
+def _read_all_plainly_valid(files, use_cache: bool = False) -> dict:
+    """_read_plainly_valid for every file, in worker processes when there is a lot to parse.
+    Files parsed before are read from the cache here: sending them back from workers costs more."""
+    found = {}
+    if use_cache and _schema_is_known():
+        from gate import fixturecache
+
+        for file in files:
+            try:
+                with open(file, "rb") as handle:
+                    hit = fixturecache.get(handle.read())
+            except OSError:
+                continue
+            if hit is not None:
+                found[file] = hit
+        files = [file for file in files if file not in found]
+    found.update(_parse_all(files, use_cache))
+    return found
+
+
+def _parse_all(files, use_cache: bool) -> dict:
     try:
         total = sum(os.path.getsize(f) for f in files)
     except OSError:
@@ -123,8 +164,9 @@ def _read_all_plainly_valid(files) -> dict:
         if "fork" in multiprocessing.get_all_start_methods():
             _schema_is_known()  # once, before forking
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                return dict(zip(files, pool.map(_read_plainly_valid, files, chunksize=1)))
-    return {file: _read_plainly_valid(file) for file in files}
+                return dict(zip(files, pool.map(partial(_read_plainly_valid, use_cache=use_cache), files,
+                                                chunksize=1)))
+    return {file: _read_plainly_valid(file, use_cache) for file in files}
 
 
 def _schema_is_known() -> bool:
@@ -140,15 +182,33 @@ def _schema_is_known() -> bool:
     return _fast_schema_ok
 
 
-def _read_plainly_valid(file: str):
-    """(entries, their lines) when the file is a YAML list of plainly valid fixtures; else None."""
+def _read_plainly_valid(file: str, use_cache: bool = False):
+    """(entries, their lines) when the file is a YAML list of plainly valid fixtures; else None.
+    `use_cache`: what an earlier run parsed from the same bytes, and keep what this one parses."""
     if not _schema_is_known():
         return None
+    try:
+        with open(file, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None  # the located path reports it
+    if use_cache:
+        from gate import fixturecache
+
+        found = fixturecache.get(raw)
+        if found is None:
+            found = _parse_plainly_valid(raw)
+            if found is not None:
+                fixturecache.put(raw, *found)
+        return found
+    return _parse_plainly_valid(raw)
+
+
+def _parse_plainly_valid(raw: bytes):
     import yaml
 
     try:
-        with open(file, encoding="utf-8") as handle:
-            text = handle.read()
+        text = raw.decode("utf-8")
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
         try:
             root = loader.get_single_node()

@@ -148,25 +148,39 @@ def bench_classify(rules, fresh: FreshWindows, repeat) -> dict:
 
 # -- the command line -------------------------------------------------------------------
 
+# Runs a command and reports (seconds, exit code, peak RSS in KB) of it alone. A child
+# forked from this process would count this process's own memory (by now hundreds of MB
+# of corpus) in its peak RSS: Linux carries the high-water mark across fork and exec.
+# So a small fresh interpreter starts the command and measures it.
+_LAUNCHER = """
+import os, subprocess, sys, time
+out, argv = sys.argv[1], sys.argv[2:]
+started = time.perf_counter()
+proc = subprocess.Popen(argv, stdin=sys.stdin, stdout=subprocess.DEVNULL, stderr=sys.stderr)
+_, status, usage = os.wait4(proc.pid, 0)
+elapsed = time.perf_counter() - started
+with open(out, "w") as handle:
+    handle.write(f"{elapsed} {os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}")
+"""
+
+
 def run_timed(argv, *, stdin_path=None, env=None) -> tuple[float, int, int]:
     """(wall seconds, exit code, peak RSS in KB of the process and its reaped children)."""
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    fd, out = tempfile.mkstemp(suffix=".timed")
+    os.close(fd)
     try:
-        started = time.perf_counter()
-        proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-                                cwd=ROOT)
-        _, status, usage = os.wait4(proc.pid, 0)
-        elapsed = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.stderr:
-            err = proc.stderr.read()
-            proc.stderr.close()
-            if proc.returncode not in (0, 1) and err:
-                print(err.decode("utf-8", "replace")[-2000:], file=sys.stderr)
+        proc = subprocess.run([sys.executable, "-c", _LAUNCHER, out, *argv], stdin=stdin, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, env=env, cwd=ROOT)
+        with open(out, encoding="utf-8") as handle:
+            elapsed, code, rss = handle.read().split()
+        if int(code) not in (0, 1) and proc.stderr:
+            print(proc.stderr.decode("utf-8", "replace")[-2000:], file=sys.stderr)
     finally:
         if stdin_path:
             stdin.close()
-    return elapsed, proc.returncode, usage.ru_maxrss
+        os.unlink(out)
+    return float(elapsed), int(code), int(rss)
 
 
 def bench_cold_start(rules, runs, env) -> dict:

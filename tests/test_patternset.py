@@ -20,7 +20,8 @@ from enginekit import classifier, drop_rule, match, revision_doc, user
 from gate.compiler import compile_revision
 from gate.conditions.context import Pattern
 from gate.loader import load_revision
-from gate.patternset import SET_MAX, WIDE, SetBuilder, SetScanner, is_plain, translate, verifier
+from gate.patternset import (SET_MAX, WIDE, SetBuilder, SetScanner, is_plain, stand_in, translate, verifier,
+                             with_stand_ins)
 from gate.window import normalize_window
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -249,3 +250,13 @@ def test_without_re2_the_classifier_decides_the_same(monkeypatch, texts):
     without = compile_revision(revision)
     assert without.sets is None or without.sets.hits("a plain text") is None
     assert [(d.action, d.trace, d.error) for d in map(without.classify, windows)] == expected
+
+
+@pytest.mark.parametrize("text", [
+    "plain words, one caf\u00e9 and a \x0b tab",  # few such characters: only they are visited
+    "\u65e5\u5fd7\u5df2\u8f6e\u6362 \u90e8\u7f72\u5b8c\u6210 \ud800 \u212a " * 40,  # many: one pass over all
+])
+def test_stand_ins_are_the_same_whichever_way_the_text_is_read(text):
+    expected = "".join(stand_in(ch) if ch >= "\x80" or ch == "\x0b" else ch for ch in text)
+    assert with_stand_ins(text) == expected
+    assert expected.isascii() and len(expected) == len(text)

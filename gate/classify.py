@@ -37,13 +37,10 @@ class Classifier:
         self._by_level = {}
         for index, level in enumerate(self.levels):
             active = [r for r in rules if r.active_at(index)]
-            signals = tuple(r for r in active if r.kind == "signal")
             self._by_level[level] = (
-                _Candidates(tuple(r for r in active if r.kind == "drop" and r.scope == "turn")),
+                tuple(r for r in active if r.kind == "drop" and r.scope == "turn"),
                 tuple(r for r in active if r.kind == "drop" and r.scope == "window"),
-                tuple((role, _Candidates(tuple(s for s in signals if s.role == role)))
-                      for role in dict.fromkeys(s.role for s in signals)),
-                {id(s): i for i, s in enumerate(signals)},  # by identity: rule order for signals that fired
+                tuple(r for r in active if r.kind == "signal"),
             )
 
     def classify(self, window, level: str | None = None, recent_shapes=()) -> Decision:
@@ -66,7 +63,7 @@ class Classifier:
                         policy=self.policy, level=level, shape=shape, scores=scores or {}, error=error)
 
     def _classify(self, window, level: str, recent_shapes) -> Decision:
-        turn_rules, window_rules, signals_by_role, signal_order = self._by_level[level]
+        turn_rules, window_rules, signals = self._by_level[level]
         turns = normalize_window(window)
         # Shapes are strings; anything else a caller passes cannot match and is ignored.
         recent = frozenset(s for s in recent_shapes if isinstance(s, str)) if recent_shapes else frozenset()
@@ -84,15 +81,20 @@ class Classifier:
         for turn in turns:
             subject = make((turn,), recent, window=whole) if len(turns) > 1 else whole
             hits, found = subject.set_hits("turn"), None
-            for rule in turn_rules.among(hits, turn.role):
+            for rule in turn_rules:
+                if rule.role != "any" and rule.role != turn.role:
+                    continue
                 needs = rule.turn_needs
                 if needs is not None:
                     flags, least_chars, least_turns = needs
                     if ((flags is not None and not flags & turn.flags) or len(turn.text) < least_chars
                             or len(turns) < least_turns):
                         continue
-                # Without set hits, the keyword prefilter: most rules stop here.
-                if hits is None and rule.mask:
+                # The pattern set where it can say, else the keyword prefilter: most rules stop here.
+                if hits is not None:
+                    if rule.set_mask and not hits & rule.set_mask:
+                        continue
+                elif rule.mask:
                     if found is None:
                         found = subject.found
                     if not found & rule.mask:
@@ -113,20 +115,25 @@ class Classifier:
                 trace.append(f"window dropped by {rule.id}")
                 return self._decision("drop", level, rule=rule.id, trace=trace, shape=shape)
 
+        scores = dict.fromkeys(self.types, 0.0)
         fired = []
-        for role, candidates in signals_by_role:
-            subject = subjects[role]
+        by_role = {}  # role -> (subject, its set hits)
+        for signal in signals:
+            state = by_role.get(signal.role)
+            if state is None:
+                subject = subjects[signal.role]
+                state = by_role[signal.role] = (subject, subject.set_hits("window") if subject.turns else None)
+            subject, hits = state
             if not subject.turns:
                 continue
-            hits = subject.set_hits("window")
-            for signal in candidates.among(hits):
-                if hits is None and signal.mask and not subject.found & signal.mask:
+            if hits is not None:
+                if signal.set_mask and not hits & signal.set_mask:
                     continue
-                if _fires(signal, subject):
-                    fired.append(signal)
-        fired.sort(key=lambda s: signal_order[id(s)])  # rule order: the trace, the sums and ties as written
-        scores = dict.fromkeys(self.types, 0.0)
-        for signal in fired:
+            elif signal.mask and not subject.found & signal.mask:
+                continue
+            if not _fires(signal, subject):
+                continue
+            fired.append(signal)
             weights = signal.weights
             spread = weights.get(ALL_TYPES_KEY, 0.0)
             for type_name in self.types:
@@ -156,33 +163,6 @@ def _fires(rule, subject) -> bool:
         return rule.fires(subject)
     except TimeoutError:
         raise RuleTimeout(rule.id) from None
-
-
-class _Candidates:
-    """The rules that may fire on a text, given its pattern-set hits, in rule order.
-
-    A rule the set gates is a candidate only when one of its patterns hit; the
-    rest always are. Most texts hit few patterns and the same combinations recur,
-    so the answer is memoized by (hits, role): a window's loop then visits only
-    the rules that can fire instead of all of them."""
-
-    __slots__ = ("rules", "_memo")
-    MEMO_SIZE = 4096  # combinations kept; a full memo starts over
-
-    def __init__(self, rules: tuple):
-        self.rules, self._memo = rules, {}
-
-    def among(self, hits: int | None, role: str | None = None) -> tuple:
-        key = (hits, role)
-        found = self._memo.get(key)
-        if found is None:
-            if len(self._memo) >= self.MEMO_SIZE:
-                self._memo.clear()
-            found = self._memo[key] = tuple(
-                r for r in self.rules
-                if (role is None or r.role == "any" or r.role == role)
-                and (hits is None or not r.set_mask or hits & r.set_mask))
-        return found
 
 
 class _RoleSubjects:

@@ -68,7 +68,10 @@ _RE2_REPEAT_MAX = 1000  # RE2 refuses bounded repeats above this
 # memory and time) by its bound; opened to {0,} it costs nothing, and the
 # pattern becomes relaxed (a hit is confirmed by `regex`).
 OPEN_REPEATS_ABOVE = 8
-_SET_MEMORY = 32 << 20  # bytes for a set's DFA; if it is ever exhausted the scan answers None
+# Bytes for a set's RE2 program and DFA. A full DFA is reset, and the scans right after it
+# build their states again (a 50 KB paste then took 85 ms at 32 MB); one that fills too fast
+# fails, and the scan answers None.
+_SET_MEMORY = 64 << 20
 # Scan groups: what turn rules ask of each turn, what window rules and signals ask
 # of the kept turns, what tool_io asks of the tool calls and results. Each is a set
 # of its own: a turn is scanned only for what turn rules need, and a smaller set's

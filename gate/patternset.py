@@ -377,19 +377,19 @@ def _wide_literal(code: int) -> str:
 
 def _wide_class(items) -> str:
     negate = any(op is _c.NEGATE for op, _ in items)
-    out, extra, named, categories = [], set(), set(), set()
+    out, extra, named, categories = [], set(), set(), set()  # named: stand-ins the class names
     for op, av in items:
         if op is _c.LITERAL:
             if av < 0x80:
                 out.append(_class_char(av))
-                named.add(chr(av).lower())
+                named.add(chr(av))
             else:
                 extra |= _stand_ins(av, av)
         elif op is _c.RANGE:
             low, high = av
             if low < 0x80:
                 out.append(_class_char(low) + "-" + _class_char(min(high, 0x7f)))
-                named.update(ch.lower() for ch in _STAND_INS_FOLDED if low <= ord(ch) <= min(high, 0x7f))
+                named.update(ch for ch in _STAND_INS_FOLDED if low <= ord(ch) <= min(high, 0x7f))
             extra |= _stand_ins(low, high)
         elif op is _c.CATEGORY and av in _CATEGORIES:
             out.append(_CATEGORIES[av])
@@ -398,8 +398,9 @@ def _wide_class(items) -> str:
             raise _Untranslatable
     if not negate:
         return "[" + "".join(out) + _chars(extra - named) + "]"
-    # Excluded by name only: the stand-in may be another character, which the class accepts.
-    back = {ch for ch in named if ch in _KIND_IN and not categories.intersection(_KIND_IN[ch])}
+    # Excluded by name only (either case: the class may be case-insensitive): the stand-in
+    # may be another character, which the class accepts.
+    back = {ch.lower() for ch in named if ch.lower() in _KIND_IN and not categories.intersection(_KIND_IN[ch.lower()])}
     if not out:
         return "(?s:.)"  # [^é]: any character
     body = "[^" + "".join(out) + "]"

@@ -56,6 +56,16 @@ def revision_patterns(path) -> set:
     return found
 
 
+def revision_set(rules) -> tuple:
+    """(a SetBuilder holding every pattern of the revision, [(regex, bits, exact, line-judged)])."""
+    builder, entries = SetBuilder(), []
+    for pattern, flags, lines in sorted(revision_patterns(rules)):
+        bit, exact = builder.add(pattern, flags, lines=lines)
+        if bit:
+            entries.append((regex.compile(pattern, flags), bit, exact, lines))
+    return builder, entries
+
+
 @pytest.fixture(scope="module")
 def texts():
     typical, large = corpus(400, 6, seed=23)
@@ -65,12 +75,7 @@ def texts():
 
 @pytest.mark.parametrize("rules", RULES, ids=[Path(r).name for r in RULES])
 def test_set_answers_agree_with_regex(rules, texts):
-    builder = SetBuilder()
-    entries = []
-    for pattern, flags, lines in sorted(revision_patterns(rules)):
-        bit, exact = builder.add(pattern, flags, lines=lines)
-        if bit:
-            entries.append((regex.compile(pattern, flags), bit, exact, lines))
+    builder, entries = revision_set(rules)
     assert len(entries) > 50  # most of a revision's patterns are in the set
     verifiers = [(regex.compile(pattern, flags), found.search)
                  for pattern, flags, lines in sorted(revision_patterns(rules))
@@ -137,12 +142,7 @@ def not_plain_texts(texts):
 @pytest.mark.parametrize("rules", RULES, ids=[Path(r).name for r in RULES])
 def test_wide_forms_hit_wherever_regex_matches(rules, not_plain_texts):
     """On text that is not plain, a hit is a maybe, but a miss must still prove absence."""
-    builder = SetBuilder()
-    entries = []
-    for pattern, flags, lines in sorted(revision_patterns(rules)):
-        bit, _ = builder.add(pattern, flags, lines=lines)
-        if bit:
-            entries.append((regex.compile(pattern, flags), bit, lines))
+    builder, entries = revision_set(rules)
     scanner = builder.scanner()
     assert sum(w is not None for w in scanner.wide) > 0.9 * len(scanner.patterns)
     wrong = []
@@ -150,14 +150,14 @@ def test_wide_forms_hit_wherever_regex_matches(rules, not_plain_texts):
         hits = scanner.hits(text)
         assert hits is not None and hits & WIDE
         lines = [line.strip() for line in text.splitlines() if line.strip()]
-        for compiled, bit, by_line in entries:
+        for compiled, bit, _, by_line in entries:
             matched = (any(compiled.search(line) for line in lines) if by_line
                        else compiled.search(text) is not None)
             if matched and hits & bit != bit:
                 wrong.append((compiled.pattern[:60], text[:60]))
         for line in lines:
             line_hits = scanner.hits(line)
-            for compiled, bit, by_line in entries:
+            for compiled, bit, _, by_line in entries:
                 if by_line and compiled.search(line) is not None and line_hits & bit != bit:
                     wrong.append(("line", compiled.pattern[:60], line[:60]))
     assert not wrong, wrong[:5]
@@ -179,6 +179,7 @@ def test_wide_forms_hit_wherever_regex_matches(rules, not_plain_texts):
     (r"x[^ \t]y", "x\u00a0y"),  # a class that names the space its stand-in is for takes it back
     (r"\b[^_a-z\s]{2}\b", "\u00e9\u00e8"),
     (r"\bsk_[^k]\b", "sk_\u00e9"),
+    (r"(?-i:[A-Z\u017f]{2})", "\u017f\u017f"),  # long s reads 's', which [A-Z] alone does not take
 ])
 def test_wide_forms_cover_what_only_unicode_rules_match(pattern, text):
     compiled = regex.compile(pattern, FLAGS)

@@ -32,7 +32,7 @@ _BULLET_MARKS = frozenset("-*+•")
 
 def _read_plain(hits) -> bool:
     """Whether set hits came from a scan of plain text (so its lines are plain too)."""
-    return hits is not None and hits is not False and not hits & WIDE
+    return hits is not None and not hits & WIDE
 
 
 _UUID, _HEX, _NUMBER, _SPACE = (pattern for pattern, _ in _SHAPE_SUBS)

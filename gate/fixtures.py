@@ -6,8 +6,8 @@ import gc
 import os
 from collections import Counter
 from contextlib import contextmanager
-from functools import partial
 from dataclasses import dataclass
+from functools import partial
 
 from gate.errors import GateError, Problem
 from gate.model import DURABLE_TYPES
@@ -148,11 +148,11 @@ def _read_all_plainly_valid(files, use_cache: bool = False) -> dict:
             if hit is not None:
                 found[file] = hit
         files = [file for file in files if file not in found]
-    found.update(_parse_all(files, use_cache))
+    found.update(_parse_all(files, keep=use_cache))
     return found
 
 
-def _parse_all(files, use_cache: bool) -> dict:
+def _parse_all(files, keep: bool) -> dict:
     try:
         total = sum(os.path.getsize(f) for f in files)
     except OSError:
@@ -164,9 +164,8 @@ def _parse_all(files, use_cache: bool) -> dict:
         if "fork" in multiprocessing.get_all_start_methods():
             _schema_is_known()  # once, before forking
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                return dict(zip(files, pool.map(partial(_read_plainly_valid, use_cache=use_cache), files,
-                                                chunksize=1)))
-    return {file: _read_plainly_valid(file, use_cache) for file in files}
+                return dict(zip(files, pool.map(partial(_read_plainly_valid, keep=keep), files, chunksize=1)))
+    return {file: _read_plainly_valid(file, keep) for file in files}
 
 
 def _schema_is_known() -> bool:
@@ -182,9 +181,9 @@ def _schema_is_known() -> bool:
     return _fast_schema_ok
 
 
-def _read_plainly_valid(file: str, use_cache: bool = False):
+def _read_plainly_valid(file: str, keep: bool = False):
     """(entries, their lines) when the file is a YAML list of plainly valid fixtures; else None.
-    `use_cache`: what an earlier run parsed from the same bytes, and keep what this one parses."""
+    `keep`: store what was parsed in the cache, keyed by the bytes it was parsed from."""
     if not _schema_is_known():
         return None
     try:
@@ -192,16 +191,12 @@ def _read_plainly_valid(file: str, use_cache: bool = False):
             raw = handle.read()
     except OSError:
         return None  # the located path reports it
-    if use_cache:
+    found = _parse_plainly_valid(raw)
+    if keep and found is not None:
         from gate import fixturecache
 
-        found = fixturecache.get(raw)
-        if found is None:
-            found = _parse_plainly_valid(raw)
-            if found is not None:
-                fixturecache.put(raw, *found)
-        return found
-    return _parse_plainly_valid(raw)
+        fixturecache.put(raw, *found)
+    return found
 
 
 def _parse_plainly_valid(raw: bytes):

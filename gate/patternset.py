@@ -269,14 +269,14 @@ class _Writer:
             return r"\b"
         if code is _c.AT_NON_BOUNDARY:
             return r"\B"
-        # A stripped line starts after the blanks that began it; in plain text lines
-        # end at \n or \r, so those blanks are spaces and tabs. On one stripped line
-        # alone this is the anchor itself, so a line form's `exact` is about one line.
-        # Where str.splitlines ends a line, and the blanks str.strip removes (stand-ins included).
+        # Wide: where str.splitlines ends a line, and the blanks str.strip removes (stand-ins included).
         if self.lines and self.wide and code in (_c.AT_BEGINNING, _c.AT_BEGINNING_STRING):
             return r"(?:(?m:^)|[\r\x0b\x0c\x1c-\x1e])[\t-\r\x1c-\x20]*"
         if self.lines and self.wide and code in (_c.AT_END, _c.AT_END_STRING):
             return r"[\t-\r\x1c-\x20]*(?:(?m:$)|[\r\x0b\x0c\x1c-\x1e])"
+        # A stripped line starts after the blanks that began it; in plain text lines
+        # end at \n or \r, so those blanks are spaces and tabs. On one stripped line
+        # alone this is the anchor itself, so a line form's `exact` is about one line.
         if self.lines and code in (_c.AT_BEGINNING, _c.AT_BEGINNING_STRING):
             return r"(?:(?m:^)|\r)[ \t]*"
         if self.lines and code in (_c.AT_END, _c.AT_END_STRING):
@@ -400,7 +400,7 @@ def _wide_class(items) -> str:
         return "[" + "".join(out) + _chars(extra - named) + "]"
     # Excluded by name only (either case: the class may be case-insensitive): the stand-in
     # may be another character, which the class accepts.
-    back = {ch.lower() for ch in named if ch.lower() in _KIND_IN and not categories.intersection(_KIND_IN[ch.lower()])}
+    back = {ch for ch in map(str.lower, named) if ch in _KIND_IN and not categories.intersection(_KIND_IN[ch])}
     if not out:
         return "(?s:.)"  # [^é]: any character
     body = "[^" + "".join(out) + "]"

@@ -238,6 +238,40 @@ def not_plain_window(window, rng: random.Random) -> list[dict]:
             for t in window]
 
 
+def scrambled(text: str, rng: random.Random) -> str:
+    """`text` with up to a dozen edits drawn from every kind of character (any general
+    category below U+3000, line and paragraph separators, control and format characters,
+    astral symbols) and case flips: not realistic, but where two regex engines differ."""
+    chars = list(text)
+    for _ in range(rng.randrange(1, 12)):
+        at = rng.randrange(len(chars) + 1)
+        roll = rng.random()
+        if roll < 0.4:
+            chars.insert(at, _any_char(rng))
+        elif roll < 0.8 and at < len(chars):
+            chars[at] = _any_char(rng) if roll < 0.6 else chars[at].swapcase()
+        else:
+            chars.insert(at, "".join(_any_char(rng) for _ in range(rng.randrange(1, 8))))
+    return "".join(chars)
+
+
+_ENGINES_DIFFER = "\u0130\u0131\u017f\u212a\u00df\u0307\ufb01\u2028\u2029\u0085\x00\x1c\x1d\x1e\x0b\x0c\r" \
+                  "\u00a0\u3000\uff10\uff19\u200b\u200d\ufeff\U0001f600\U0001d7ce"
+
+
+def _any_char(rng: random.Random) -> str:
+    if rng.random() < 0.25:
+        return rng.choice(_ENGINES_DIFFER)
+    code = rng.randrange(0x80, 0x3000)
+    return chr(code) if not 0xD800 <= code < 0xE000 else "\ufffd"
+
+
+def scrambled_window(window, rng: random.Random) -> list[dict]:
+    """The window with most of its string contents scrambled (see scrambled)."""
+    return [dict(t, content=scrambled(t["content"], rng)) if isinstance(t.get("content"), str)
+            and rng.random() < 0.8 else t for t in window]
+
+
 # -- hostile input, for the equivalence test ------------------------------------------
 
 def hostile_windows(seed: int = 7) -> list:

@@ -5,7 +5,8 @@ no derived literals, no branch splitting, no feature shortcuts: `prefilter=False
 optimize=False`) and on (the default), and from the cache (lazy compilation),
 and each decision (action, type, rule, trace, payload, shape, scores, error) is
 compared on the whole fixture set plus a seeded generated corpus with large
-pastes, windows that are not plain ASCII and hostile input, at every level. Speed itself is measured in
+pastes, windows that are not plain ASCII, windows scrambled with characters of
+every kind and hostile input, at every level. Speed itself is measured in
 benchmarks/speed.py, never here.
 """
 
@@ -31,7 +32,7 @@ from gate.window import normalize_window
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from corpus import corpus, fixture_windows, hostile_windows, not_plain_window  # noqa: E402
+from corpus import corpus, fixture_windows, hostile_windows, not_plain_window, scrambled_window  # noqa: E402
 
 RULES = sorted(glob.glob(str(ROOT / "rules" / "*.yaml")))
 
@@ -46,7 +47,8 @@ def windows():
     typical, large = corpus(600, 7, seed=11)
     rng = random.Random(11)
     not_plain = [not_plain_window(window, rng) for window in typical[:300]]  # the set's wide forms
-    return fixture_windows() + typical + large + not_plain + hostile_windows()
+    scrambled = [scrambled_window(window, rng) for window in typical[300:500]]  # where engines differ
+    return fixture_windows() + typical + large + not_plain + scrambled + hostile_windows()
 
 
 @pytest.mark.parametrize("rules", RULES, ids=[os.path.basename(r) for r in RULES])

@@ -30,8 +30,16 @@ def references(text: str) -> list[str]:
 
 def vocabulary_regex(terms) -> str:
     """Literal terms as one alternation, longest first so 'it/s' beats 'it'."""
-    ordered = sorted(set(terms), key=lambda t: (-len(t), t))
-    return "(?:" + "|".join(_escape(t) for t in ordered) + ")"
+    key = tuple(terms)
+    found = _VOCABULARY_REGEXES.get(key)
+    if found is None:
+        ordered = sorted(set(terms), key=lambda t: (-len(t), t))
+        found = _VOCABULARY_REGEXES[key] = "(?:" + "|".join(_escape(t) for t in ordered) + ")"
+    return found
+
+
+# A vocabulary is referenced by many patterns: each is escaped and joined once.
+_VOCABULARY_REGEXES: dict[tuple, str] = {}
 
 
 def _escape(term: str) -> str:

@@ -476,7 +476,11 @@ class SetBuilder:
 
     def key_bit(self, mask: int) -> int:
         """The bit of the longest piece in `mask`: one bit that must hit, likely the rarest."""
-        pieces = [(len(self.patterns[i]), 1 << i) for i in range(mask.bit_length()) if mask >> i & 1]
+        pieces = []
+        while mask:
+            low = mask & -mask
+            pieces.append((len(self.patterns[low.bit_length() - 1]), low))
+            mask ^= low
         return max(pieces)[1] if pieces else 0
 
     def scanner(self) -> "SetScanner | None":

@@ -20,6 +20,10 @@ except ImportError:  # pragma: no cover - the package is a dependency; this keep
     _ahocorasick = None
 
 
+# Where str.splitlines breaks a line.
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
 class LiteralTable:
     """Literal -> bit, filled while a revision compiles; `scanner()` once it is done."""
 
@@ -32,10 +36,10 @@ class LiteralTable:
             return 0
         out = 0
         for literal in literals:
-            if not literal or len(literal.splitlines()) != 1 or literal[-1] in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029":
-                return 0  # could span two joined turns or two lines: no prefilter rather than a wrong one
             bit = self.bits.get(literal)
             if bit is None:
+                if not literal or not _LINE_BREAKS.isdisjoint(literal):
+                    return 0  # could span two joined turns or two lines: no prefilter rather than a wrong one
                 bit = self.bits[literal] = 1 << len(self.bits)
             out |= bit
         return out

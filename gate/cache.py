@@ -25,28 +25,34 @@ def cache_dir() -> str:
 
 
 def load_classifier(path: str, *, use_cache: bool = True):
-    """The compiled classifier for `path`; raises GateError for bad rules.
+    """The compiled classifier for `path`; raises GateError for bad rules."""
+    return load_compiled_revision(path, use_cache=use_cache)[1]
+
+
+def load_compiled_revision(path: str, *, use_cache: bool = True):
+    """(revision, classifier) for `path`; raises GateError for bad rules.
 
     From the cache, the revision was validated and compiled when it was stored, so
     it is compiled lazily (each pattern on first use) with the pattern analysis
     the entry kept (gate/literals.py): a hook pays only for what its window uses.
+    A cached revision has no YAML source places (only errors need them).
     """
     from gate.compiler import compile_revision
 
     revision, facts, compiled = _load(path, use_cache)
     if compiled is not None:
-        return compiled
+        return revision, compiled
     if facts is not None:
         from gate.literals import remember
 
         remember(facts)
         try:
-            return compile_revision(revision, lazy=True)
+            return revision, compile_revision(revision, lazy=True)
         except Exception:  # an entry this engine cannot compile is only a miss
             revision, _, compiled = _load(path, use_cache, refresh=True)
             if compiled is not None:
-                return compiled
-    return compile_revision(revision)
+                return revision, compiled
+    return revision, compile_revision(revision)
 
 
 def _analysis_code() -> bytes:
@@ -75,6 +81,8 @@ def _load(path: str, use_cache: bool, refresh: bool = False):
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
+    except FileNotFoundError:
+        raise GateError(Problem(path, "no such file")) from None  # as the YAML loader says it
     except OSError as exc:
         raise GateError(Problem(path, f"cannot read rules file: {exc.strerror or exc}")) from None
     key = hashlib.sha256(raw + f"\0{__version__}\0{_FORMAT}\0".encode() + _analysis_code()).hexdigest()[:24]

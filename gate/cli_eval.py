@@ -53,7 +53,7 @@ def _emit(text: str) -> None:
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 256), default=None,
               help="Worker processes for big fixture sets (default: the CPUs available).")
-@click.option("--no-cache", is_flag=True, help="Parse every fixture file, even one parsed before and cached.")
+@click.option("--no-cache", is_flag=True, help="Parse the rules file and every fixture file, even those parsed before and cached.")
 @click.option("--live", is_flag=True, help="Replay fixtures against a scratch Mem0 project (see --project-id).")
 @click.option("--project-id", help="--live: the scratch project to write to (required, no default).")
 @click.option("--org-id", help="--live: the scratch project's organization (required, no default).")

@@ -38,8 +38,11 @@ class LevelRun:
     check: dict  # {"passed", "failures", "not_checked"}
 
 
-def load_rules(spec: str):
-    """A Revision from a path or a `REV:path` git spec. Raises GateError."""
+def load_compiled(spec: str, use_cache: bool = True):
+    """(revision, classifier) for a path or a `REV:path` git spec. Raises GateError.
+    A rules file compiled before comes from the compiled-revision cache, as it does
+    for a hook (gate/cache.py): no YAML, no jsonschema, patterns compiled on first use."""
+    from gate.compiler import compile_revision
     from gate.gitrev import read_spec
     from gate.loader import load_revision
 
@@ -47,15 +50,10 @@ def load_rules(spec: str):
     if text is None:
         if os.path.isdir(spec):
             raise GateError(Problem(spec, "is a folder; pass a rules file"))
-        return load_revision(spec)
-    return load_revision(spec, text=text, display_name=spec)
+        from gate.cache import load_compiled_revision
 
-
-def load_compiled(spec: str):
-    """(revision, classifier) for a rules spec. Raises GateError."""
-    from gate.compiler import compile_revision
-
-    revision = load_rules(spec)
+        return load_compiled_revision(spec, use_cache=use_cache)
+    revision = load_revision(spec, text=text, display_name=spec)
     return revision, compile_revision(revision)
 
 
@@ -151,7 +149,8 @@ def score_level(classifier, revision, fixtures, results, level: str, strict: boo
 def evaluate(rules_spec: str | None, fixture_paths, *, level: str | None = None, sweep: bool = False,
              strict: bool = False, jobs: int | None = None, use_cache: bool = True) -> dict:
     """The report dict for one revision on a fixture set (see gate.report.build_report).
-    `use_cache`: fixture files parsed before are read back from the cache (gate/fixturecache.py).
+    `use_cache`: the rules file and fixture files parsed before are read back from their caches
+    (gate/cache.py, gate/fixturecache.py).
 
     Raises GateError only for a level the revision does not have (a usage error);
     unloadable rules or invalid fixtures produce an unmeasured report instead.
@@ -164,7 +163,7 @@ def evaluate(rules_spec: str | None, fixture_paths, *, level: str | None = None,
         unmeasured.append({"what": "rules", "why": ["rules/: no rules file found; pass --rules PATH"]})
     else:
         try:
-            revision, classifier = load_compiled(rules_spec)
+            revision, classifier = load_compiled(rules_spec, use_cache)
         except GateError as exc:
             unmeasured.append({"what": "rules", "why": [str(p) for p in exc.problems]})
     try:

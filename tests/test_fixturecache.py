@@ -87,11 +87,20 @@ def test_what_json_cannot_give_back_is_not_cached(tmp_path, cache):
     assert entries_in(cache) == []
 
 
-def test_eval_no_cache_parses_and_keeps_nothing(tmp_path):
+def test_eval_no_cache_parses_everything_and_keeps_nothing(tmp_path):
+    """--no-cache: neither the fixtures nor the rules are kept; without it both are, and
+    the report read from the caches is the report parsed from the files."""
     path = write(tmp_path / "f.yaml", ENTRIES)
     env = dict(os.environ, GATE_CACHE_DIR=str(tmp_path / "cache"))
-    argv = [GATE, "eval", "--fixtures", path, "--report", str(tmp_path / "r.json")]
+    report = tmp_path / "r.json"
+    argv = [GATE, "eval", "--fixtures", path, "--report", str(report)]
     assert subprocess.run(argv + ["--no-cache"], capture_output=True, env=env).returncode in (0, 1)
-    assert not (tmp_path / "cache" / "fixtures").exists()
-    assert subprocess.run(argv, capture_output=True, env=env).returncode in (0, 1)
+    assert not (tmp_path / "cache").exists()
+    parsed = json.loads(report.read_text())
+    for _ in range(2):  # fills both caches, then reads from them
+        assert subprocess.run(argv, capture_output=True, env=env).returncode in (0, 1)
     assert len(list((tmp_path / "cache" / "fixtures").glob("*.json"))) == 1
+    assert len(list((tmp_path / "cache").glob("*.pickle"))) == 1  # the compiled revision
+    cached = json.loads(report.read_text())
+    parsed.pop("generated_at"), cached.pop("generated_at")
+    assert cached == parsed

@@ -42,9 +42,7 @@ def load_compiled(spec: str, use_cache: bool = True):
     """(revision, classifier) for a path or a `REV:path` git spec. Raises GateError.
     A rules file compiled before comes from the compiled-revision cache, as it does
     for a hook (gate/cache.py): no YAML, no jsonschema, patterns compiled on first use."""
-    from gate.compiler import compile_revision
     from gate.gitrev import read_spec
-    from gate.loader import load_revision
 
     text = read_spec(spec)
     if text is None:
@@ -53,6 +51,9 @@ def load_compiled(spec: str, use_cache: bool = True):
         from gate.cache import load_compiled_revision
 
         return load_compiled_revision(spec, use_cache=use_cache)
+    from gate.compiler import compile_revision
+    from gate.loader import load_revision
+
     revision = load_revision(spec, text=text, display_name=spec)
     return revision, compile_revision(revision)
 

@@ -124,7 +124,7 @@ def _out_of_collector_reach() -> None:
 
 
 def bench_classify(rules, fresh: FreshWindows, repeat) -> dict:
-    from gate.cache import load_classifier
+    from gate.engine.cache import load_classifier
 
     try:  # one core: the figure is per core, and the other core is someone else's
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})

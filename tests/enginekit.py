@@ -14,8 +14,8 @@ from pathlib import Path
 
 import yaml
 
-from gate.compiler import compile_revision
-from gate.loader import load_revision
+from gate.engine.compiler import compile_revision
+from gate.language.loader import load_revision
 
 DATA = Path(__file__).parent / "data"
 MINI = DATA / "mini.yaml"

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 from gate.live.apply import run_apply
 from gate.live.rescore import run_rescore
-from gate.platform.commands import apply as apply_cmd
-from gate.platform.commands import rescore as rescore_cmd
+from gate.cli.live import apply as apply_cmd
+from gate.cli.live import rescore as rescore_cmd
 from platform_helpers import (DEFAULT_PROJECT, KEY, KEY_ENV, ORG, RULES_YAML, SCRATCH, assert_no_key, emulator,
                               live, write_inputs)
 

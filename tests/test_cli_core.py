@@ -10,9 +10,9 @@ import threading
 import pytest
 
 from enginekit import GATE, assistant, drop_rule, match, revision_doc, run_gate, signal, user, write_rules
-from gate.cache import load_revision_cached
-from gate.errors import GateError
-from gate.loader import load_revision
+from gate.engine.cache import load_revision_cached
+from gate.language.errors import GateError
+from gate.language.loader import load_revision
 
 RULES = revision_doc(
     drop_rules=[

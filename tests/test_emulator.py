@@ -216,7 +216,7 @@ def test_only_loopback_and_file_state_survives_a_restart(tmp_path):
 
 def test_cli_starts_on_an_ephemeral_port_and_stops_on_ctrl_c():
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-c", "from gate.platform.commands import emulator; emulator()",
+    proc = subprocess.Popen([sys.executable, "-c", "from gate.cli.live import emulator; emulator()",
                              "--port", "0", "--delay-ms", "10"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
     try:

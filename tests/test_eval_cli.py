@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from evalkit import rules_text
 from gate.cli import main
-from gate.metrics import OFFLINE_RATIOS
+from gate.evaluation.metrics import OFFLINE_RATIOS
 
 
 

@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from enginekit import GATE
-from gate.errors import GateError
-from gate.fixtures import load_fixtures
+from gate.language.errors import GateError
+from gate.evaluation.fixtures import load_fixtures
 
 ENTRIES = [
     {"id": "pref-tabs", "window": [{"role": "user", "content": "I prefer tabs, always"}], "label": "extract",

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from enginekit import MINI, assistant, classifier, drop_rule, match, revision_doc, signal, user
-from gate.decision import ACTIONS
+from gate.engine.decision import ACTIONS
 
 BOUND = 2.0  # seconds; generous on purpose: this checks "bounded", not "fast"
 
@@ -174,7 +174,7 @@ def test_huge_line_that_makes_a_pattern_backtrack_is_bounded(judge):
 
 # -- a catastrophic pattern -------------------------------------------------
 
-# The lookahead keeps it out of the exact pattern set (gate/patternset.py), so `regex`
+# The lookahead keeps it out of the exact pattern set (gate/engine/patternset.py), so `regex`
 # must run it: RE2 alone would prove in one linear pass that "(x+x+)+y" cannot match.
 CATASTROPHIC = r"(x+x+)+(?=y)"
 

@@ -3,7 +3,7 @@
 import pytest
 
 from enginekit import MINI, drop_rule, dump, line_col, match, revision_doc, run_gate, signal, write_rules
-from gate.lint import lint_file
+from gate.evaluation.lint import lint_file
 
 
 def lint(tmp_path, drop_rules=(), signals=(), **top):
@@ -64,7 +64,7 @@ def test_keyword_prefilter_that_would_hide_a_match(tmp_path):
 
 def test_an_optimized_engine_that_disagrees_on_an_example_fails_lint(tmp_path, monkeypatch):
     """If the RE2 pattern set ever read a pattern wrongly, lint names the example, not a silent miss."""
-    import gate.patternset as patternset
+    import gate.engine.patternset as patternset
 
     rule = drop_rule("rotation", match(r"\brotate the signing keys\b"), match=["we rotate the signing keys monthly"],
                      no_match=["keys are fine"])

@@ -8,9 +8,9 @@ without a traceback.
 import pytest
 
 from enginekit import MINI, classifier, run_gate, write_rules
-from gate.compiler import compile_revision
-from gate.errors import GateError
-from gate.loader import load_revision
+from gate.engine.compiler import compile_revision
+from gate.language.errors import GateError
+from gate.language.loader import load_revision
 
 VALID = MINI.read_text(encoding="utf-8")
 

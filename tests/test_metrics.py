@@ -6,9 +6,9 @@ real classifier on a real rules file."""
 import pytest
 
 from evalkit import rules_text
-from gate import metrics
-from gate.evaluate import Result, classify_all, load_compiled, rules_at
-from gate.fixtures import Fixture
+from gate.evaluation import metrics
+from gate.evaluation.evaluate import Result, classify_all, load_compiled, rules_at
+from gate.evaluation.fixtures import Fixture
 
 
 def fx(id_, label, expect_type=None, tags=(), todo=None):

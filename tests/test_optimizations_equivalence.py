@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 
 from enginekit import GATE
-from gate.cache import load_classifier
-from gate.compiler import compile_revision
-from gate.features import ReferenceSubject, Subject
-from gate.loader import load_revision
-from gate.window import normalize_window
+from gate.engine.cache import load_classifier
+from gate.engine.compiler import compile_revision
+from gate.engine.features import ReferenceSubject, Subject
+from gate.language.loader import load_revision
+from gate.engine.window import normalize_window
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))

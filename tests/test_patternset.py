@@ -1,4 +1,4 @@
-"""The pattern set (gate/patternset.py) says only what `regex` would say.
+"""The pattern set (gate/engine/patternset.py) says only what `regex` would say.
 
 For every pattern of every shipped revision, on the fixtures and a generated
 corpus: an exact translation hits exactly where the pattern matches, a relaxed
@@ -17,12 +17,12 @@ import pytest
 import regex
 
 from enginekit import classifier, drop_rule, match, revision_doc, user
-from gate.compiler import compile_revision
-from gate.conditions.context import Pattern
-from gate.loader import load_revision
-from gate.patternset import (SET_MAX, WIDE, SetBuilder, SetScanner, is_plain, stand_in, translate, verifier,
+from gate.engine.compiler import compile_revision
+from gate.engine.conditions.context import Pattern
+from gate.language.loader import load_revision
+from gate.engine.patternset import (SET_MAX, WIDE, SetBuilder, SetScanner, is_plain, stand_in, translate, verifier,
                              with_stand_ins)
-from gate.window import normalize_window
+from gate.engine.window import normalize_window
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -240,7 +240,7 @@ def test_one_window_does_not_build_the_set():
 
 
 def test_without_re2_the_classifier_decides_the_same(monkeypatch, texts):
-    import gate.patternset as patternset
+    import gate.engine.patternset as patternset
 
     revision = load_revision(RULES[-1])
     windows = [[user(text)] for text in texts[:300]]

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from enginekit import MINI, classifier, dump, run_gate, user, write_rules
-from gate.loader import load_revision
+from gate.language.loader import load_revision
 
 VALID = MINI.read_text(encoding="utf-8")
 

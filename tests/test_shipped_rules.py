@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from gate.compiler import compile_revision
-from gate.lint import lint_file
-from gate.loader import load_revision
+from gate.engine.compiler import compile_revision
+from gate.evaluation.lint import lint_file
+from gate.language.loader import load_revision
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REVISIONS = sorted(glob.glob(os.path.join(ROOT, "rules", "*.yaml")))

@@ -96,8 +96,8 @@ def run_apply(rules_path: str, *, project_id: str | None, org_id: str | None, ba
               api_key_env: str, dry_run: bool, echo, request_timeout: float = 30.0,
               retry_backoff: float = 0.5, environ=None) -> int:
     """`gate apply`: exit 0 applied (or dry run read), 1 platform failure, 2 usage/bad input."""
-    from gate.errors import GateError
-    from gate.loader import load_revision
+    from gate.language.errors import GateError
+    from gate.language.loader import load_revision
     from gate.platform.client import PlatformClient
     from gate.platform.contract import Scope
     from gate.platform.errors import ContractViolation

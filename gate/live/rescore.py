@@ -45,8 +45,8 @@ def rescore(report: dict, rev) -> dict:
 
 def run_rescore(report_path: str, *, rules_path: str | None = None, out_path: str | None = None,
                 check: bool = False, fmt: str = "text", echo=print) -> int:
-    from gate.errors import GateError
-    from gate.loader import load_revision
+    from gate.language.errors import GateError
+    from gate.language.loader import load_revision
 
     try:
         with open(report_path, encoding="utf-8") as f:

@@ -20,9 +20,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from gate.compiler import compile_revision
-from gate.errors import GateError
-from gate.fixtures import load_fixtures
+from gate.engine.compiler import compile_revision
+from gate.language.errors import GateError
+from gate.evaluation.fixtures import load_fixtures
 from gate.live import plan as planmod
 from gate.live import report as rep
 from gate.live.apply import apply_revision
@@ -30,7 +30,7 @@ from gate.live.cleanup import cleanup_run, hint
 from gate.live.poll import Aborted, Poller
 from gate.live.preflight import run_preflight
 from gate.live.scoring import annotate_leaks, evaluate_check, score_rows
-from gate.loader import load_revision
+from gate.language.loader import load_revision
 from gate.platform.contract import Scope
 from gate.platform.secret import key_from_env, safe_url
 

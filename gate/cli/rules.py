@@ -1,0 +1,62 @@
+"""`gate lint`, `gate hash`, `gate policy find`: commands that read a rules file as data."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from gate.cli.common import fail, newest_rules
+
+
+@click.command()
+@click.argument("rules", nargs=-1, type=click.Path())
+def lint(rules) -> None:
+    """Validate revisions: schema, patterns, examples, prefilter, backtracking."""
+    from gate.evaluation.lint import lint_file
+
+    paths = list(rules) or [newest_rules()]
+    failed = False
+    for path in paths:
+        problems = lint_file(path)
+        for problem in problems:
+            click.echo(str(problem), err=True)
+        failed |= bool(problems)
+        click.echo(f"{path}: {'FAILED, ' + str(len(problems)) + ' problem(s)' if problems else 'ok'}")
+    sys.exit(1 if failed else 0)
+
+
+@click.command("hash")
+@click.argument("rules", type=click.Path())
+def hash_(rules) -> None:
+    """Print a revision's policy id (revision name + hash of its behaviour)."""
+    from gate.engine.compiler import compile_revision
+    from gate.language.errors import GateError
+    from gate.language.loader import load_revision
+
+    try:
+        revision = load_revision(rules)
+        compile_revision(revision)  # a revision whose patterns do not compile has no behaviour to name
+    except GateError as exc:
+        fail(exc)
+    click.echo(revision.policy)
+
+
+@click.group()
+def policy() -> None:
+    """Trace policy ids back to rules files."""
+
+
+@policy.command("find")
+@click.argument("policy_id")
+@click.option("--rules-dir", default="rules", show_default=True, type=click.Path())
+def policy_find(policy_id, rules_dir) -> None:
+    """Name the rules file(s), in rules/ or its git history, with this policy id."""
+    from gate.language.history import find_policy
+
+    places = find_policy(policy_id, rules_dir)
+    for place in places:
+        click.echo(place)
+    if not places:
+        click.echo(f"no rules file in {rules_dir}/ or its git history has policy id {policy_id}", err=True)
+        sys.exit(1)

@@ -1,0 +1,184 @@
+"""The classifier: a window in, a Decision out. Pure, deterministic, no I/O.
+
+Order of judgement:
+1. turn rules strip noise turn by turn (a fact between two progress lines
+   survives; a window whose every turn is noise is dropped);
+2. window rules judge what is left (repo-file pastes, secrets, repeats);
+3. signals score what is left per type; the level's threshold decides flag
+   or skip, and the highest-scoring type is the memory type.
+"""
+
+from __future__ import annotations
+
+from gate.engine.decision import Decision
+from gate.engine.features import ReferenceSubject, Subject
+from gate.language.model import ALL_TYPES_KEY, DURABLE_TYPES
+from gate.engine.window import normalize_window
+
+
+class RuleTimeout(Exception):
+    def __init__(self, rule_id: str):
+        self.rule_id = rule_id
+
+
+class Classifier:
+    def __init__(self, revision, rules, *, scanner=None, sets=None, optimize: bool = True):
+        self.scanner = scanner  # gate/prefilter.py: every rule's literals found in one pass per turn
+        self.sets = sets  # gate/patternset.py: every pattern searched in one pass per subject
+        self._judged = 0
+        self._subject = Subject if optimize else ReferenceSubject
+        self.policy = revision.policy
+        self.revision = revision.revision
+        self.levels = revision.levels
+        self.default_level = revision.default_level
+        self.thresholds = dict(revision.flag_thresholds)
+        self.types = tuple(t for t in revision.categories if t in DURABLE_TYPES)
+        self.rules = rules
+        self._by_level = {}
+        for index, level in enumerate(self.levels):
+            active = [r for r in rules if r.active_at(index)]
+            self._by_level[level] = (
+                tuple(r for r in active if r.kind == "drop" and r.scope == "turn"),
+                tuple(r for r in active if r.kind == "drop" and r.scope == "window"),
+                tuple(r for r in active if r.kind == "signal"),
+            )
+
+    def classify(self, window, level: str | None = None, recent_shapes=()) -> Decision:
+        level = level or self.default_level
+        try:
+            if level not in self._by_level:
+                return self._decision("skip", _utf8(str(level)), rule=None, trace=(f"unknown level {level!r}",),
+                                      error=f"unknown level {level!r}; levels are {', '.join(self.levels)}")
+            return self._classify(window, level, recent_shapes)
+        except RuleTimeout as timeout:
+            return self._decision("skip", level, rule=timeout.rule_id,
+                                  trace=(f"{timeout.rule_id}: pattern timed out; window not sent",),
+                                  error=f"timeout in rule '{timeout.rule_id}'")
+        except Exception as exc:  # the classifier never raises: a hook must never break a session
+            return self._decision("skip", level, rule=None, trace=(f"internal error: {type(exc).__name__}",),
+                                  error=_utf8(f"internal error: {type(exc).__name__}: {exc}"[:300]))
+
+    def _decision(self, action, level, *, rule, trace, type_=None, payload=(), shape="", scores=None, error=None):
+        return Decision(action=action, type=type_, rule=rule, trace=tuple(trace), payload=tuple(payload),
+                        policy=self.policy, level=level, shape=shape, scores=scores or {}, error=error)
+
+    def _classify(self, window, level: str, recent_shapes) -> Decision:
+        turn_rules, window_rules, signals = self._by_level[level]
+        turns = normalize_window(window)
+        # Shapes are strings; anything else a caller passes cannot match and is ignored.
+        recent = frozenset(s for s in recent_shapes if isinstance(s, str)) if recent_shapes else frozenset()
+        make = self._subject
+        # Building the pattern set costs about 20 ms, and saves a few hundred µs a window:
+        # a process that judges one window (an editor hook) does without it.
+        self._judged += 1
+        whole = make(turns, recent, scanner=self.scanner, sets=self.sets if self._judged > 1 else None)
+        shape = whole.window_shape
+        if not turns:
+            return self._decision("drop", level, rule=None, trace=("empty window",), shape=shape)
+
+        trace = []
+        stripped = {}
+        for turn in turns:
+            subject = make((turn,), recent, window=whole) if len(turns) > 1 else whole
+            hits, found = subject.set_hits("turn"), None
+            for rule in turn_rules:
+                if rule.role != "any" and rule.role != turn.role:
+                    continue
+                needs = rule.turn_needs
+                if needs is not None:
+                    flags, least_chars, least_turns = needs
+                    if ((flags is not None and not flags & turn.flags) or len(turn.text) < least_chars
+                            or len(turns) < least_turns):
+                        continue
+                # The pattern set where it can say, else the keyword prefilter: most rules stop here.
+                if hits is not None:
+                    if rule.set_mask and not hits & rule.set_mask:
+                        continue
+                elif rule.mask:
+                    if found is None:
+                        found = subject.found
+                    if not found & rule.mask:
+                        continue
+                if _fires(rule, subject):
+                    stripped[turn.index] = rule.id
+                    trace.append(f"turn {turn.index} ({turn.role}) stripped by {rule.id}")
+                    break
+        kept = tuple(t for t in turns if t.index not in stripped)
+        if not kept:
+            first = stripped[turns[0].index]
+            return self._decision("drop", level, rule=first, trace=trace + ["every turn is noise"], shape=shape)
+
+        subjects = _RoleSubjects(whole if not stripped else make(kept, recent, window=whole), recent, whole, make)
+        for rule in window_rules:
+            subject = subjects[rule.role]
+            if subject.turns and _fires(rule, subject):
+                trace.append(f"window dropped by {rule.id}")
+                return self._decision("drop", level, rule=rule.id, trace=trace, shape=shape)
+
+        scores = dict.fromkeys(self.types, 0.0)
+        fired = []
+        by_role = {}  # role -> (subject, its set hits)
+        for signal in signals:
+            state = by_role.get(signal.role)
+            if state is None:
+                subject = subjects[signal.role]
+                state = by_role[signal.role] = (subject, subject.set_hits("window") if subject.turns else None)
+            subject, hits = state
+            if not subject.turns:
+                continue
+            if hits is not None:
+                if signal.set_mask and not hits & signal.set_mask:
+                    continue
+            elif signal.mask and not subject.found & signal.mask:
+                continue
+            if not _fires(signal, subject):
+                continue
+            fired.append(signal)
+            weights = signal.weights
+            spread = weights.get(ALL_TYPES_KEY, 0.0)
+            for type_name in self.types:
+                scores[type_name] += weights.get(type_name, 0.0) + spread
+            trace.append(signal.trace_line)
+
+        payload = tuple(t.as_message() for t in kept)
+        threshold = self.thresholds[level]
+        best = max(self.types, key=lambda t: scores[t]) if self.types else None  # ties: categories order
+        if best is not None and fired and scores[best] >= threshold:
+            decider = max(fired, key=lambda s: s.weights.get(best, 0.0) + s.weights.get(ALL_TYPES_KEY, 0.0))
+            trace.append(f"flag {best}: {scores[best]:g} >= {threshold:g} ({level})")
+            return self._decision("flag", level, rule=decider.id, trace=trace, type_=best, payload=payload,
+                                  shape=shape, scores=scores)
+        top = scores[best] if best is not None else 0.0
+        trace.append(f"skip: best score {top:g} < {threshold:g} ({level})")
+        return self._decision("skip", level, rule=None, trace=trace, payload=payload, shape=shape, scores=scores)
+
+
+def _utf8(text: str) -> str:
+    """Text from the input, safe to write as UTF-8 (a lone surrogate becomes '?')."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _fires(rule, subject) -> bool:
+    try:
+        return rule.fires(subject)
+    except TimeoutError:
+        raise RuleTimeout(rule.id) from None
+
+
+class _RoleSubjects:
+    """The kept turns as one subject per role scope, built on first use."""
+
+    __slots__ = ("any", "recent", "whole", "_cache", "_make")
+
+    def __init__(self, kept: Subject, recent, whole: Subject, make=Subject):
+        self.any, self.recent, self.whole, self._cache, self._make = kept, recent, whole, {}, make
+
+    def __getitem__(self, role: str) -> Subject:
+        if role == "any":
+            return self.any
+        subject = self._cache.get(role)
+        if subject is None:
+            turns = tuple(t for t in self.any.turns if t.role == role)
+            subject = self.any if len(turns) == len(self.any.turns) else self._make(turns, self.recent, window=self.whole)
+            self._cache[role] = subject
+        return subject

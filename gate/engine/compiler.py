@@ -1,0 +1,167 @@
+"""Validated Revision -> Classifier: every condition compiled once, up front."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gate.engine.conditions import CompileContext, compile_condition
+from gate.engine.conditions.combinators import All, Any, Not
+from gate.engine.conditions.context import DEFAULT_TIMEOUT
+from gate.engine.conditions.count import Count
+from gate.engine.conditions.line_share import LineShare
+from gate.engine.conditions.match import Match
+from gate.language.model import Signal
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    id: str
+    kind: str  # 'drop' | 'signal'
+    scope: str  # 'turn' | 'window'
+    role: str  # 'user' | 'assistant' | 'any'
+    min_index: int  # position of min_level in the revision's levels
+    mandatory: bool
+    when: object
+    unless: tuple
+    weights: dict  # signals only
+    required_keywords: tuple | None  # one of these must be in the text, or the rule cannot fire
+    # Prefilter bits (gate/prefilter.py), 0 when not optimizing: one of `mask` must be in the
+    # subject or `when` is false; `keyword_mask` is required_keywords as bits.
+    mask: int = 0
+    keyword_mask: int = 0
+    # Pattern-set bits (gate/patternset.py), 0 when unknown: one of them must match the
+    # subject's text or `when` is false. Where the set can say, it replaces the prefilter.
+    set_mask: int = 0
+    set_group: str = "window"  # the scan group its set bits belong to
+    # What a turn must have for a turn rule to fire (flags one of which it carries,
+    # least characters, least turns in its window), checked before anything else; None if nothing.
+    turn_needs: tuple | None = None
+    trace_line: str = ""  # signals: what the trace says when it fires (its weights are constants)
+
+    def fires(self, subject) -> bool:
+        if self.set_mask:
+            hits = subject.set_hits(self.set_group)
+            if hits is not None:
+                return bool(hits & self.set_mask) and self._holds(subject)
+        if self.mask and not subject.found & self.mask:
+            return False
+        if self.keyword_mask:
+            if not subject.found & self.keyword_mask:
+                return False
+        elif self.required_keywords is not None:
+            lower = subject.lower
+            if not any(k in lower for k in self.required_keywords):
+                return False
+        return self._holds(subject)
+
+    def _holds(self, subject) -> bool:
+        if not self.when(subject):
+            return False
+        for condition in self.unless:
+            if condition(subject):
+                return False
+        return True
+
+    def active_at(self, level_index: int) -> bool:
+        return self.mandatory or level_index >= self.min_index
+
+
+def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEFAULT_TIMEOUT,
+                 literals=None, lazy: bool = False, sets=None) -> CompiledRule:
+    ctx = CompileContext(revision.vocabularies, revision.fragments, revision.source,
+                         rule_id=rule.id, rule_kind="signal" if isinstance(rule, Signal) else "rule",
+                         prefilter=prefilter, timeout=timeout, literals=literals, lazy=lazy, sets=sets,
+                         set_group="turn" if rule.scope == "turn" and not isinstance(rule, Signal) else "window")
+    when = compile_condition(rule.when, ctx, rule.path + ("when",))
+    unless = tuple(compile_condition(c, ctx, rule.path + ("unless", i)) for i, c in enumerate(rule.unless))
+    is_signal = isinstance(rule, Signal)
+    required_keywords = when.required_keywords if prefilter else None
+    return CompiledRule(
+        id=rule.id, kind="signal" if is_signal else "drop", scope=rule.scope, role=rule.role,
+        min_index=revision.levels.index(rule.min_level), mandatory=rule.mandatory, when=when,
+        unless=unless, weights=dict(rule.weights) if is_signal else {},
+        required_keywords=required_keywords, mask=_required_mask(when) if literals is not None else 0,
+        keyword_mask=ctx.keyword_mask(required_keywords),
+        set_mask=_required_mask(when, _set_bits) if sets is not None else 0, set_group=ctx.set_group,
+        turn_needs=_turn_needs(when) if literals is not None and rule.scope == "turn" and not is_signal else None,
+        trace_line=f"signal {rule.id} " + " ".join(f"{k}{v:+g}" for k, v in rule.weights.items()) if is_signal else "",
+    )
+
+
+_NOTHING = (None, 0, 0)
+
+
+def _turn_needs(condition) -> tuple | None:
+    """(flags one of which the turn carries, least characters, least window turns) that
+    `condition` needs to be true of one turn; None when it needs none of them."""
+    needs = _needs(condition)
+    return None if needs == _NOTHING else needs
+
+
+def _needs(condition) -> tuple:
+    if isinstance(condition, All):  # every part must hold: the strictest of each
+        parts = [_needs(p) for p in condition.parts]
+        flags = next((f for f, _, _ in parts if f is not None), None)
+        return flags, max((c for _, c, _ in parts), default=0), max((t for _, _, t in parts), default=0)
+    if isinstance(condition, Any):  # one part must hold: the loosest of each
+        parts = [_needs(p) for p in condition.parts]
+        if not parts:
+            return _NOTHING
+        flags = None if any(f is None for f, _, _ in parts) else frozenset().union(*(f for f, _, _ in parts))
+        return flags, min(c for _, c, _ in parts), min(t for _, _, t in parts)
+    return getattr(condition, "needs", _NOTHING)
+
+
+def _prefilter_bits(leaf) -> int:
+    return leaf.mask or leaf.keyword_mask
+
+
+def _set_bits(leaf) -> int:
+    return leaf.gate.bit if leaf.gate is not None else 0
+
+
+def _required_mask(condition, leaf_bits=_prefilter_bits) -> int:
+    """Bits one of which must be present for `condition` to be true; 0 if unknown.
+    `leaf_bits` reads a pattern leaf's bits (prefilter literals, or pattern-set matches)."""
+    if isinstance(condition, All):  # every part must hold: any part's bits will do; take the fewest
+        masks = [m for m in (_required_mask(p, leaf_bits) for p in condition.parts) if m]
+        return min(masks, key=int.bit_count) if masks else 0
+    if isinstance(condition, Any):  # one part must hold: the union, if every part has bits
+        out = 0
+        for part in condition.parts:
+            m = _required_mask(part, leaf_bits)
+            if not m:
+                return 0
+            out |= m
+        return out
+    if isinstance(condition, Not):
+        return 0
+    if isinstance(condition, (Match, Count, LineShare)):
+        needed = (isinstance(condition, Match) or (isinstance(condition, Count) and condition.bounds.get("min", 0) >= 1)
+                  or (isinstance(condition, LineShare) and condition.low > 0))
+        return leaf_bits(condition) if needed else 0
+    return 0
+
+
+def compile_revision(revision, *, prefilter: bool = True, timeout: float = DEFAULT_TIMEOUT, optimize: bool = True,
+                     lazy: bool = False):
+    """Compile every rule; raises GateError (located) for a pattern that does not compile.
+
+    `optimize=False` (with `prefilter=False`, the keywords' own prefilter) turns off every
+    speed-up: derived keywords and the one-pass scan (gate/prefilter.py), the feature
+    shortcuts (gate/features.py); decisions must be the same either way.
+    `lazy=True` compiles each pattern on first use, for a revision validated before (the cache).
+    """
+    from gate.engine.classify import Classifier
+
+    literals = sets = None
+    if optimize:
+        from gate.engine.patternset import SetBuilder
+        from gate.engine.prefilter import LiteralTable
+
+        literals, sets = LiteralTable(), SetBuilder()
+    rules = tuple(compile_rule(r, revision, prefilter=prefilter, timeout=timeout, literals=literals, lazy=lazy,
+                               sets=sets)
+                  for r in revision.rules)
+    return Classifier(revision, rules, scanner=literals.scanner() if literals is not None else None,
+                      sets=sets.scanner() if sets is not None else None, optimize=optimize)

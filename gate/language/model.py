@@ -1,0 +1,88 @@
+"""The validated model of a rules revision: plain frozen data, no behaviour."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # only an annotation here: a cached revision loads without importing yaml
+    from gate.language.yamlsource import Located
+
+DURABLE_TYPES = ("preference", "decision", "convention", "insight", "runbook")
+ALL_TYPES_KEY = "all_types"  # a signal weight that counts toward every type
+
+
+@dataclass(frozen=True)
+class Examples:
+    match: tuple
+    no_match: tuple
+
+
+@dataclass(frozen=True)
+class DropRule:
+    """Mechanical noise: a turn to strip (scope 'turn') or a window to drop."""
+
+    id: str
+    description: str
+    scope: str
+    role: str
+    min_level: str
+    mandatory: bool
+    when: dict
+    unless: tuple
+    examples: Examples
+    path: tuple  # where the rule sits in its file, for located errors
+
+
+@dataclass(frozen=True)
+class Signal:
+    """Evidence toward memory types; weights are summed per type and thresholded."""
+
+    id: str
+    description: str
+    role: str
+    min_level: str
+    weights: dict
+    when: dict
+    unless: tuple
+    examples: Examples
+    path: tuple
+    mandatory: bool = False
+    scope: str = "window"
+
+
+@dataclass(frozen=True)
+class NoiseMarker:
+    """A pattern that must never appear in a stored memory (checked live)."""
+
+    id: str
+    pattern: str  # already expanded; apply case-insensitively
+
+
+@dataclass(frozen=True)
+class Revision:
+    path: str
+    schema_version: int
+    revision: str
+    description: str
+    levels: tuple
+    default_level: str
+    vocabularies: dict  # name -> tuple of literal terms
+    fragments: dict  # name -> regex text (unexpanded)
+    drop_rules: tuple
+    signals: tuple
+    flag_thresholds: dict  # level -> score a type needs to be flagged
+    categories: dict  # type -> description
+    instructions: str
+    noise_markers: tuple
+    thresholds: dict  # metric -> floor for --check
+    policy: str
+    canonical: dict = field(repr=False, compare=False)
+    source: Located = field(repr=False, compare=False)
+
+    @property
+    def rules(self) -> tuple:
+        return self.drop_rules + self.signals
+
+    def level_index(self, level: str) -> int:
+        return self.levels.index(level)

@@ -331,10 +331,12 @@ def _other_changes(old_c, new_c) -> list[dict]:
         a, b = old_f.get(name), new_f.get(name)
         if a == b:
             continue
-        if b is None or (a is not None and b < a):
-            detail = f"floor {name} lowered {_fmt(a)} -> {_fmt(b)}: say why in the pull request"
+        ceiling = name.startswith(metrics.AUDIT_THRESHOLD_PREFIX)  # gate audit's: higher is looser
+        kind, looser = ("ceiling", "raised") if ceiling else ("floor", "lowered")
+        if b is None or (a is not None and (b > a if ceiling else b < a)):
+            detail = f"{kind} {name} {looser} {_fmt(a)} -> {_fmt(b)}: say why in the pull request"
         else:
-            detail = f"floor {name} {_fmt(a)} -> {_fmt(b)}"
+            detail = f"{kind} {name} {_fmt(a)} -> {_fmt(b)}"
         out.append({"change": "floor", "id": name, "class": "patch", "detail": detail})
     if old_c.get("schema_version") != new_c.get("schema_version"):
         out.append({"change": "schema_version", "id": "schema_version", "class": "minor",

@@ -67,7 +67,7 @@ def rules_at(classifier, level: str) -> list[tuple]:
     """(id, kind, scope, active at `level`, sign) per rule; sign -1 marks a suppressor."""
     index = classifier.levels.index(level)
     return [(r.id, r.kind, r.scope, r.active_at(index),
-             -1 if r.kind == "signal" and not any(w > 0 for w in r.weights.values()) else 1)
+             -1 if r.kind == "signal" and r.weigh is None and not any(w > 0 for w in r.weights.values()) else 1)
             for r in classifier.rules]
 
 
@@ -142,7 +142,8 @@ def score_level(classifier, revision, fixtures, results, level: str, strict: boo
     if scores["errors"]:
         failures.append(f"{scores['errors']} fixture(s) made the classifier fail (see findings); "
                         "their decisions are not measurements")
-    not_checked = sorted(k for k in revision.thresholds if k not in metrics.OFFLINE_RATIOS)
+    not_checked = sorted(k for k in revision.thresholds if k not in metrics.OFFLINE_RATIOS
+                         and not k.startswith(metrics.AUDIT_THRESHOLD_PREFIX))
     return LevelRun(level, results, scores, {"passed": not failures, "failures": failures,
                                              "not_checked": not_checked})
 

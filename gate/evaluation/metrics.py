@@ -44,6 +44,8 @@ MISS_OUTCOMES = ("hard_dropped", "skipped", "leaked", "mistyped")  # in the orde
 # Metrics that can carry a floor offline; other threshold keys (live_*) are scored by `--live`.
 OFFLINE_RATIOS = ("hard_drop_recall", "hard_drop_explicit", "hard_drop_precision", "extract_recall",
                   "flag_precision", "exclude_suppressed_early", "type_accuracy", "type_coverage")
+# Thresholds named audit_* are ceilings on a stored corpus (`gate audit --check`), not fixture metrics.
+AUDIT_THRESHOLD_PREFIX = "audit_"
 COUNTS = ("extract_skipped", "extract_hard_dropped", "drop_leaked", "drop_held_by_luck", "errors")
 SCALARS = OFFLINE_RATIOS[:5] + ("extract_skipped", "extract_hard_dropped") + OFFLINE_RATIOS[5:]
 # For counts, more is worse; for every ratio, more is better.

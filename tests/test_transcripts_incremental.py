@@ -78,3 +78,7 @@ def test_complete_flags_with_final_false(tmp_path):
     path = _session().write(tmp_path / "s.jsonl")
     found = exchanges(read_transcript(path).entries, final=False)
     assert [e.complete for e in found] == [True, True, False]
+    # byte ranges: each exchange ends just past its last line, where the next one's first line starts
+    assert [e.start for e in found] == [e.offset for e in found]
+    assert [e.end for e in found[:-1]] == [e.offset for e in found[1:]]
+    assert found[-1].end == (tmp_path / "s.jsonl").stat().st_size

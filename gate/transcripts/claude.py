@@ -32,15 +32,15 @@ class ClaudeLines:
         self._seen: set = set()
         self._caveat_stamp = None  # when the last local-command caveat was written
 
-    def entries(self, obj: dict, offset: int, line: int):
+    def entries(self, obj: dict, offset: int, end: int, line: int):
         """The entries of one line, or a string naming why it holds none (for the skipped counts)."""
         kind = obj.get("type")
         if kind == "user":
-            return self._user(obj, offset, line)
+            return self._user(obj, offset, end, line)
         if kind == "assistant":
-            return self._assistant(obj, offset, line)
+            return self._assistant(obj, offset, end, line)
         if kind == "attachment":
-            return self._attachment(obj, offset, line)
+            return self._attachment(obj, offset, end, line)
         if kind in BOOKKEEPING:
             sub = obj.get("subtype") if kind == "system" else None
             return f"{kind}:{sub}" if isinstance(sub, str) else kind
@@ -48,7 +48,7 @@ class ClaudeLines:
 
     # -- user lines ---------------------------------------------------------------------
 
-    def _user(self, obj, offset, line):
+    def _user(self, obj, offset, end, line):
         message = obj.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         sidechain = obj.get("isSidechain") is True
@@ -94,7 +94,7 @@ class ClaudeLines:
                 elif reason:
                     context_reason = context_reason or reason
         out = []
-        base = self._base(obj, offset, line, stamp, sidechain)
+        base = self._base(obj, offset, end, line, stamp, sidechain)
         if results:
             out.append(Entry(TOOL, tuple(results), **base))
         if words:
@@ -106,7 +106,7 @@ class ClaudeLines:
 
     # -- assistant lines ----------------------------------------------------------------
 
-    def _assistant(self, obj, offset, line):
+    def _assistant(self, obj, offset, end, line):
         if obj.get("isApiErrorMessage") is True:
             return "assistant:api-error"
         message = obj.get("message")
@@ -142,11 +142,11 @@ class ClaudeLines:
             ) else "assistant:repeat" if content else "assistant:empty"
         stamp = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
         return [Entry(ASSISTANT, tuple(out_blocks), message_id=message_id,
-                      **self._base(obj, offset, line, stamp, obj.get("isSidechain") is True))]
+                      **self._base(obj, offset, end, line, stamp, obj.get("isSidechain") is True))]
 
     # -- attachments --------------------------------------------------------------------
 
-    def _attachment(self, obj, offset, line):
+    def _attachment(self, obj, offset, end, line):
         attachment = obj.get("attachment")
         kind = attachment.get("type") if isinstance(attachment, dict) else None
         if kind != "queued_command":
@@ -156,7 +156,7 @@ class ClaudeLines:
         if not text or (stamp is not None and self._repeat(("queued", stamp, text))):
             return "attachment:queued_command-empty" if not text else "attachment:repeat"
         said, reason = split_person_text(text)
-        base = self._base(obj, offset, line, stamp, obj.get("isSidechain") is True)
+        base = self._base(obj, offset, end, line, stamp, obj.get("isSidechain") is True)
         if not said:  # a queued notification, not a person's words
             return [Entry(CONTEXT, "", reason=reason or "queued-context", **base)]
         return [Entry(PROMPT, said, reason="queued", **base)]
@@ -170,11 +170,11 @@ class ClaudeLines:
         return False
 
     @staticmethod
-    def _base(obj, offset, line, stamp, sidechain) -> dict:
+    def _base(obj, offset, end, line, stamp, sidechain) -> dict:
         session = obj.get("sessionId") if isinstance(obj.get("sessionId"), str) else ""
         uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else f"{session}@{offset}"
         agent = obj.get("agentId") if isinstance(obj.get("agentId"), str) else None
-        return {"session_id": session, "uuid": uuid, "timestamp": stamp, "offset": offset, "line": line,
+        return {"session_id": session, "uuid": uuid, "timestamp": stamp, "offset": offset, "end": end, "line": line,
                 "sidechain": sidechain, "agent_id": agent}
 
 

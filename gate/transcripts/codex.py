@@ -46,7 +46,7 @@ class CodexLines:
         found = _UUID.findall(str(path))  # rollout-<time>-<uuid>.jsonl, until session_meta says
         self.session_id = found[-1] if found else ""
 
-    def entries(self, obj: dict, offset: int, line: int):
+    def entries(self, obj: dict, offset: int, end: int, line: int):
         kind = obj.get("type")
         stamp = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
         if kind in WRAPPERS and "payload" in obj:
@@ -61,24 +61,24 @@ class CodexLines:
                 return f"event_msg:{sub}" if isinstance(sub, str) else kind
             if kind != "response_item":
                 return kind
-            return self._item(payload, stamp, offset, line)
+            return self._item(payload, stamp, offset, end, line)
         if "record_type" in obj:
             return f"record_type:{obj.get('record_type')}"
         if "instructions" in obj and "id" in obj and "type" not in obj:  # an early rollout's header
             self._session(obj)
             return "session_meta"
         if kind in ITEMS:
-            return self._item(obj, stamp, offset, line)
+            return self._item(obj, stamp, offset, end, line)
         return None
 
     def _session(self, payload: dict) -> None:
         if isinstance(payload.get("id"), str) and payload["id"]:
             self.session_id = payload["id"]
 
-    def _item(self, item: dict, stamp, offset, line):
+    def _item(self, item: dict, stamp, offset, end, line):
         kind = item.get("type")
         base = {"session_id": self.session_id, "uuid": f"{self.session_id}@{offset}", "timestamp": stamp,
-                "offset": offset, "line": line}
+                "offset": offset, "end": end, "line": line}
         if kind == "message":
             return self._message(item, base)
         if kind in _CALLS:

@@ -25,6 +25,7 @@ class Entry:
     timestamp: str | None
     offset: int  # byte offset of the line it came from
     line: int  # line number of that line
+    end: int  # byte offset just past that line
     sidechain: bool = False
     agent_id: str | None = None
     message_id: str | None = None  # assistant replies spanning several lines share it

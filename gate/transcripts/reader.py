@@ -54,7 +54,7 @@ def read_transcript(path, offset: int = 0, *, final: bool = False, first_line: i
             if parser is None:
                 fmt = codex.FORMAT if codex.looks_like_codex(obj, start == 0) else claude.FORMAT
                 parser = codex.CodexLines(path) if fmt == codex.FORMAT else claude.ClaudeLines()
-            result = parser.entries(obj, start, number)
+            result = parser.entries(obj, start, position, number)
             if isinstance(result, list):
                 entries.extend(result)
             elif result is None:
@@ -93,6 +93,6 @@ def _format_from_head(handle, path: str):
         return None, None
     if codex.looks_like_codex(obj, True):
         parser = codex.CodexLines(path)
-        parser.entries(obj, 0, 1)  # learns the session id; its entries were read before
+        parser.entries(obj, 0, len(head), 1)  # learns the session id; its entries were read before
         return codex.FORMAT, parser
     return claude.FORMAT, claude.ClaudeLines()

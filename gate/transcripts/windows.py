@@ -28,11 +28,16 @@ class Exchange:
     timestamp: str | None  # of the first entry
     complete: bool  # False: the trailing exchange of a file still being written
     offset: int  # byte offset of the first entry's line: re-read from here to rebuild it whole
-    end: int  # byte offset of the last entry's line
+    end: int  # byte offset just past the last entry's line
     line: int  # line number of the first entry (0 when unknown)
     sidechain: bool = False
     agent_id: str | None = None
     prompts: int = 0  # how many turns are a person's words
+
+    @property
+    def start(self) -> int:
+        """The same as `offset`."""
+        return self.offset
 
 
 class _Open:
@@ -73,7 +78,7 @@ class _Open:
             return None
         first = self.first
         return Exchange(window=self.turns, session_id=first.session_id, key=first.uuid, timestamp=first.timestamp,
-                        complete=complete, offset=first.offset, end=self.last.offset, line=first.line,
+                        complete=complete, offset=first.offset, end=self.last.end, line=first.line,
                         sidechain=first.sidechain, agent_id=first.agent_id, prompts=self.prompts)
 
 

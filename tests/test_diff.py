@@ -216,7 +216,10 @@ def test_markdown_output(setup):
     result = diff(old, new(RULES.replace(DECIDED, "")), "--fixtures", fixtures, "--format", "markdown")
     out = result.stdout
     assert out.startswith(f"### gate diff: `{old}` → `")
-    assert "— **breaking** change, check **FAILED**" in out.splitlines()[0]
+    lines = out.splitlines()
+    verdict = next(i for i, line in enumerate(lines) if line.startswith("**Verdict: breaking** ("))
+    assert lines[verdict].endswith("check **FAILED**:")
+    assert not any(line.startswith("|") for line in lines[verdict:])  # the verdict comes after every table
     assert "| metric | OLD | NEW | delta | floor |  |" in out
     assert "| extract_recall \\* | 0.667 | 0.333 | -0.333 | 0.3 | **regressed** |" in out
     assert "| **regression** | `dec` | extract | decision | flag decision (decided) | skip |" in out

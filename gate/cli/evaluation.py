@@ -51,6 +51,9 @@ def _emit(text: str) -> None:
 @click.option("--report", "report_path", default="last_report.json", show_default=True, type=click.Path(),
               help="Where to write the JSON report.")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
+@click.option("-q", "--quiet", is_flag=True,
+              help="Print only the check: one line when it passes, else each failed floor with the "
+                   "fixtures that failed it (what a pre-commit hook shows).")
 @click.option("--jobs", type=click.IntRange(1, 256), default=None,
               help="Worker processes for big fixture sets (default: the CPUs available).")
 @click.option("--no-cache", is_flag=True, help="Parse the rules file and every fixture file, even those parsed before and cached.")
@@ -71,7 +74,7 @@ def _emit(text: str) -> None:
 @click.option("--report-mode", type=click.Choice(["compact", "full"]), default="compact", show_default=True,
               help="--live: how much of each stored memory the report keeps.")
 @click.argument("more_fixtures", nargs=-1, type=click.Path(), metavar="[FIXTURES]...")
-def eval_(rules_path, fixture_paths, level, sweep, check, strict, report_path, fmt, jobs, no_cache, live, project_id,
+def eval_(rules_path, fixture_paths, level, sweep, check, strict, report_path, fmt, quiet, jobs, no_cache, live, project_id,
           org_id, base_url, api_key_env, run_id, timeout, min_settle, cleanup, preflight_only,
           allow_default_project, report_mode, more_fixtures) -> None:
     """Score a rules revision against labeled fixtures and write a report.
@@ -109,7 +112,7 @@ def eval_(rules_path, fixture_paths, level, sweep, check, strict, report_path, f
         raise click.UsageError("--sweep scores every level; give --level or --sweep, not both")
 
     from gate.evaluation.evaluate import evaluate
-    from gate.evaluation.report import dumps, render_markdown, render_text
+    from gate.evaluation.report import dumps, render_check, render_markdown, render_text
 
     try:
         report = evaluate(rules_path, fixture_paths, level=level, sweep=sweep, strict=strict, jobs=jobs,
@@ -123,7 +126,9 @@ def eval_(rules_path, fixture_paths, level, sweep, check, strict, report_path, f
             handle.write(text)
     except OSError as exc:
         raise click.FileError(report_path, hint=exc.strerror or str(exc)) from None
-    if fmt == "json":
+    if quiet:
+        _emit(render_check(report))
+    elif fmt == "json":
         _emit(text)
     elif fmt == "markdown":
         _emit(render_markdown(report))

@@ -158,7 +158,8 @@ def md_table(header, rows, align=None) -> list[str]:
 
 
 def _md(cell) -> str:
-    return str(cell).replace("|", "\\|").replace("\n", " ")
+    # '<' would open an HTML tag in a comment ("we never <verb>" shows as "we never ")
+    return str(cell).replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
 
 
 def _limit(items, limit=LIST_LIMIT):
@@ -368,6 +369,50 @@ def _check_lines(report) -> list[str]:
     return lines
 
 
+# ---------------------------------------------------------------- the check alone (gate eval --quiet)
+
+# The fixtures that count against each floor: (their label, or None for any; their outcomes).
+_AGAINST_FLOOR = {
+    "hard_drop_recall": ("drop", ("leaked",)),
+    "hard_drop_explicit": ("drop", ("held_by_luck", "leaked")),
+    "hard_drop_precision": ("extract", ("hard_dropped",)),
+    "extract_recall": ("extract", ("hard_dropped", "skipped")),
+    "flag_precision": (None, ("leaked", "sent")),
+    "exclude_suppressed_early": ("exclude", ("sent",)),
+    "type_accuracy": ("extract", ("mistyped",)),
+    "type_coverage": ("extract", ("mistyped", "skipped", "hard_dropped")),
+}
+
+
+def render_check(report: dict) -> str:
+    """What a pre-commit hook shows: one line when the check passes; else each failed
+    floor with the fixtures that failed it, by file and line (or why nothing was measured)."""
+    check = report["check"]
+    counts = report["fixture_counts"]
+    scored = f" on {counts['scored']} fixtures" if counts and report["measured"] else ""
+    where = f"{report['rules']} ({report['policy'] or 'not loaded'}) at {report['level'] or '-'}{scored}"
+    lines = [f"gate eval --check {'passed' if check['passed'] else 'FAILED'}: {where}"]
+    if not report["measured"]:
+        for item in report["unmeasured"]:
+            lines += [f"  {why}" for why in item["why"][:LIST_LIMIT]]
+        return "\n".join(lines) + "\n"
+    gated = [r for r in report["rows"] if report["strict"] or "todo" not in r]
+    for failure in check["failures"]:
+        lines.append(f"  {failure}")
+        label, outcomes = _AGAINST_FLOOR.get(failure.split(":", 1)[0], (None, ()))
+        against = [r for r in gated if r["outcome"] in outcomes and label in (None, r["label"])]
+        if failure.split(" ", 1)[0].isdigit():  # the classifier failed on fixtures: its findings
+            against = [r for r in gated if r.get("error")]
+        shown, more = _limit(against)
+        for row in shown:
+            expected = f" (expected {row['expect_type']})" if row["label"] == "extract" else f" ({row['label']})"
+            detail = row["error"] if row.get("error") else _decided_by(row)
+            lines.append(f"    {_where(row) or '-'}  {row['id']}{expected}: {detail}")
+        if more:
+            lines.append(f"    ... and {more} more (see the report file)")
+    return "\n".join(lines) + "\n"
+
+
 def _sweep_lines(report) -> list[str]:
     sweep = report["sweep"]
     levels = list(sweep)
@@ -506,11 +551,21 @@ def render_diff_text(diff: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+COMMENT_FIXTURE_LIMIT = 20  # changed fixtures a pull-request comment lists; the rest are counted
+_VERDICT_MEANS = {
+    "breaking": "a rule removed, or matching less than before",
+    "minor": "a rule added or matching more",
+    "patch": "an edit that changes no match",
+    "none": "no change of behaviour",
+}
+
+
 def render_diff_markdown(diff: dict) -> str:
+    """A pull-request comment, in the order a reviewer reads it: the metric deltas, then
+    the first changed fixtures (regressions first) with a count of the rest, then what
+    changed in the rules and the verdict."""
     old, new = diff["old"], diff["new"]
-    verdict = "passed" if diff["check"]["passed"] else "FAILED"
-    lines = [f"### gate diff: `{old['rules']}` → `{new['rules']}` — **{diff['verdict']}** change, "
-             f"check **{verdict}**", "",
+    lines = [f"### gate diff: `{old['rules']}` → `{new['rules']}`", "",
              f"OLD `{old['policy']}` at `{old['level']}`, NEW `{new['policy']}` at `{new['level']}`, "
              f"on the same {_diff_counts(diff)}.", ""]
     rows = []
@@ -523,22 +578,28 @@ def render_diff_markdown(diff: dict) -> str:
     lines += ["", "\\* gated: NEW must meet its floor and must not fall below OLD; `-` not measured"]
 
     changed = diff["fixtures"]
+    neutral = len(changed) - diff["regressions"] - diff["improvements"]
     lines += ["", f"**{len(changed)} fixture(s) changed**: {diff['regressions']} regression(s), "
-                  f"{diff['improvements']} improvement(s)."]
+                  f"{diff['improvements']} improvement(s), {neutral} neutral."]
     if changed:
-        shown, more = _limit(changed, LIST_LIMIT * 2)
+        shown, more = _limit(changed, COMMENT_FIXTURE_LIMIT)
         lines += [""] + md_table(["change", "fixture", "label", "expected", "OLD", "NEW"],
                                  [["**regression**" if c["change"] == "regression" else c["change"],
                                    f"`{c['id']}`" + (" (todo)" if "todo" in c else ""), c["label"],
                                    c["expect_type"] or "", _cell(c["old"]), _cell(c["new"])] for c in shown])
         if more:
-            lines.append(f"\n… and {more} more (`--format json` has every row).")
-    lines += ["", f"**Rule changes** (verdict: **{diff['verdict']}**)"]
+            lines += ["", f"… and {more} more (`gate diff --format json` lists every one)."]
+
     if diff["rule_changes"]:
-        lines += [""] + md_table(["class", "change", "id", "detail"],
-                                 [[c["class"], c["change"], f"`{c['id']}`", c["detail"]] for c in diff["rule_changes"]])
-    else:
-        lines.append("\nNo behaviour change.")
+        shown, more = _limit(diff["rule_changes"])
+        lines += ["", "**What changed in the rules**", ""]
+        lines += md_table(["class", "change", "id", "detail"],
+                          [[c["class"], c["change"], f"`{c['id']}`", c["detail"]] for c in shown])
+        if more:
+            lines += ["", f"… and {more} more rule change(s) (`gate diff --format json` lists every one)."]
+    check = "passed" if diff["check"]["passed"] else "FAILED"
+    lines += ["", f"**Verdict: {diff['verdict']}** ({_VERDICT_MEANS.get(diff['verdict'], diff['verdict'])}); "
+                  f"check **{check}**" + (":" if diff["check"]["failures"] else ".")]
     if diff["check"]["failures"]:
-        lines += ["", "**Check failures:**"] + [f"- {f}" for f in diff["check"]["failures"]]
+        lines += [""] + [f"- {f}" for f in diff["check"]["failures"]]
     return "\n".join(lines) + "\n"

@@ -17,13 +17,14 @@ def main() -> None:
 
 
 def _register() -> None:
-    from gate.cli import bench, classify, evaluation, live, rules
+    from gate.cli import bench, classify, evaluation, init, live, rules
 
     commands = [
         rules.lint, classify.classify, rules.hash_, rules.policy,
         evaluation.eval_, evaluation.diff, evaluation.fixtures,
         live.emulator, live.apply, live.rescore,
         bench.bench, bench.bench_replay,
+        init.init,
     ]
     for command in commands:
         main.add_command(command)

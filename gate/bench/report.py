@@ -205,4 +205,5 @@ def _fmt(value, fmt: str) -> str:
 def _signed(value, fmt: str) -> str:
     if fmt == "int":
         return f"{int(value):+d}"
-    return f"{value:+.{fmt[0]}f}"
+    text = f"{value:+.{fmt[0]}f}"
+    return "+" + text[1:] if float(text) == 0 else text  # no "-0.000"

@@ -96,6 +96,8 @@ def bench(dataset_path, rules_paths, no_gate, gate_form, noise_rate, seed, backe
         from gate.bench.gating import default_rules
 
         rules_paths, no_gate = tuple(default_rules("rules", REVISIONS_BY_DEFAULT)), True
+        if not rules_paths:
+            _bad("no rules/v*.yaml here to compare; pass --rules PATH (or --no-gate alone)")
     cutoffs = tuple(sorted(set(cutoffs))) if cutoffs else tuple(k for k in (5, 10, 20, 50) if k <= top_k) or (top_k,)
     if max(cutoffs) > top_k:
         _bad(f"--top-k-cutoff {max(cutoffs)} is above --top-k {top_k}: nothing is retrieved that deep")

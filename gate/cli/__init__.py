@@ -17,7 +17,7 @@ def main() -> None:
 
 
 def _register() -> None:
-    from gate.cli import bench, classify, evaluation, init, live, rules
+    from gate.cli import bench, capture, classify, evaluation, init, live, rules
 
     commands = [
         rules.lint, classify.classify, rules.hash_, rules.policy,
@@ -25,6 +25,7 @@ def _register() -> None:
         live.emulator, live.apply, live.rescore,
         bench.bench, bench.bench_replay,
         init.init,
+        capture.hook, capture.flush, capture.spool,
     ]
     for command in commands:
         main.add_command(command)

@@ -1,0 +1,152 @@
+"""Candidate fixtures from a replay: a sample of real windows, ready to be labeled.
+
+The sample is stratified so that rare outcomes are seen: flips between the two revisions come
+first, then an even share of every (decision, deciding rule) of revision A. Each stratum keeps a
+seeded reservoir of (file, exchange key) only; the chosen windows are read back from their files
+at the end, so a large archive costs no memory. Exported entries validate against the fixtures
+schema: the label is provisional (A's decision), `todo: "label me"` marks them as not yet
+judged, the note says what each revision decided, and secrets are redacted.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+
+from gate.transcripts.reader import read_transcript
+from gate.transcripts.replay import FLIPS
+from gate.transcripts.windows import exchanges
+
+TODO = "label me"
+_LABEL = {"drop": "drop", "skip": "exclude", "flag": "extract"}
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+class CandidateSampler:
+    def __init__(self, size: int, seed: int) -> None:
+        self.size = size
+        self.rng = random.Random(seed)
+        self.strata: dict = {}  # stratum -> [windows seen, reservoir of items]
+
+    def offer(self, path, exchange, decisions, flip) -> None:
+        a = decisions[0]
+        if flip:
+            stratum = (0, FLIPS.index(flip), a.action, decisions[1].action)
+        else:
+            stratum = (1, a.action, a.rule or "")
+        slot = self.strata.get(stratum)
+        if slot is None:
+            slot = self.strata[stratum] = [0, []]
+        slot[0] += 1
+        reservoir = slot[1]
+        if len(reservoir) < self.size:
+            reservoir.append((path, exchange.key, exchange.session_id, decisions_summary(decisions), flip))
+        else:
+            j = self.rng.randrange(slot[0])
+            if j < self.size:
+                reservoir[j] = (path, exchange.key, exchange.session_id, decisions_summary(decisions), flip)
+
+    def chosen(self) -> list:
+        """Up to `size` items: flips first, then the other strata, one from each in turn."""
+        picked = []
+        for group in (0, 1):
+            queues = []
+            for stratum in sorted(s for s in self.strata if s[0] == group):
+                items = list(self.strata[stratum][1])
+                self.rng.shuffle(items)
+                queues.append(items)
+            while len(picked) < self.size and any(queues):
+                for queue in queues:
+                    if queue and len(picked) < self.size:
+                        picked.append(queue.pop())
+        return picked
+
+
+def decisions_summary(decisions) -> list:
+    return [(d.action, d.type, d.rule) for d in decisions]
+
+
+def candidate_fixtures(picked, sides, redactor) -> list[dict]:
+    """The chosen windows, read back from their files, as fixture entries."""
+    by_file: dict = {}
+    for item in picked:
+        by_file.setdefault(item[0], []).append(item)
+    windows = {}
+    for path, items in by_file.items():
+        wanted = {(item[2], item[1]) for item in items}
+        for exchange in exchanges(read_transcript(path, final=True).entries):
+            ident = (exchange.session_id, exchange.key)
+            if ident in wanted:
+                windows.setdefault((path,) + ident, exchange)
+    out, ids = [], set()
+    for path, key, session, summary, flip in picked:
+        exchange = windows.get((path, session, key))
+        if exchange is None:  # the file changed since it was replayed
+            continue
+        action, type_, _ = summary[0]
+        entry = {
+            "id": _unique_id(path, exchange.line or exchange.offset, ids),
+            "window": [_redacted_turn(t, redactor) for t in exchange.window],
+            "label": _LABEL[action],
+            "expect_type": type_ if action == "flag" else None,
+            "note": _note(path, exchange, summary, sides, flip),
+            "tags": ["replay", "flip"] if flip else ["replay"],
+            "todo": TODO,
+        }
+        out.append(entry)
+    return out
+
+
+def _unique_id(path, where, ids) -> str:
+    stem = _SLUG.sub("-", os.path.splitext(os.path.basename(path))[0].lower()).strip("-")[:48] or "session"
+    base = f"replay-{stem}-{where}"
+    ident, n = base, 2
+    while ident in ids:
+        ident, n = f"{base}-{n}", n + 1
+    ids.add(ident)
+    return ident
+
+
+def _cell(summary) -> str:
+    action, type_, rule = summary
+    return action + (f" {type_}" if type_ else "") + (f" ({rule})" if rule else "")
+
+
+def _note(path, exchange, summary, sides, flip) -> str:
+    where = f"{os.path.basename(path)}:{exchange.line}" if exchange.line else os.path.basename(path)
+    said = "; ".join(f"{side.revision.revision} {_cell(s)}" for side, s in zip(sides, summary))
+    flipped = f" [{flip}]" if flip else ""
+    return (f"replay candidate from {where}: {said}{flipped}. The label is that first decision, "
+            f"unchecked: correct it and say which failure this window guards.")
+
+
+def _redacted_turn(turn: dict, redactor) -> dict:
+    if not redactor:
+        return turn
+    out = dict(turn)
+    out["content"] = redactor.value(turn["content"])
+    return out
+
+
+def write_candidates(path, fixtures) -> None:
+    """The fixtures as YAML, multi-line text as literal blocks so a labeler can read it."""
+    import yaml
+
+    class _Dumper(yaml.SafeDumper):
+        pass
+
+    def _str(dumper, value):
+        style = "|" if "\n" in value else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    _Dumper.add_representer(str, _str)
+    header = ("# Candidate fixtures exported by `gate replay --export-candidates`: real windows with a\n"
+              "# provisional label (the first revision's decision). Label each, fix its note, remove `todo`.\n")
+    body = yaml.dump(fixtures, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110) if fixtures else "[]\n"
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(header + body)
+    os.replace(tmp, path)

@@ -1,0 +1,129 @@
+"""A memory's shape: its text with everything that varies between frames of one heartbeat collapsed.
+
+Two frames of one training heartbeat differ in numbers, ids, hashes, paths, times and spacing,
+never in their words: `Epoch 3/10 loss=0.41 ETA 12m` and `epoch 7/10 - loss: 0.18 - ETA 3m`
+have one shape, `epoch <n> loss <n> eta <n>`. Different facts keep different words, so they
+keep different shapes. Exact shapes group most near-duplicates; `signature` gives the LSH band
+keys that find the rest (a field added or missing) by token-set similarity.
+
+Pure functions, called once per memory in a worker process: each pass is guarded by a cheap
+substring test, because one `re` pass over a memory costs a few microseconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+_URL = re.compile(r"\b(?:https?|ftp|file)://\S+")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+_TIME = re.compile(r"\d{4}-\d\d-\d\d(?:[t ]\d\d?:\d\d(?::\d\d(?:[.,]\d+)?)?(?:z|[+-]\d\d:?\d\d)?)?"
+                   r"|\d\d?:\d\d(?::\d\d(?:[.,]\d+)?)?(?: ?[ap]m\b)?")
+_HEX = re.compile(r"\b(?:0x[0-9a-f]+|[0-9a-f]{7,})\b")
+_RATE = re.compile(r"\d[\d,_.]*\s?[a-z]{0,7}/(?:s|sec|min|h|step|it)\b")
+_PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*")
+# a number with decimals, an exponent and a unit glued on (12ms, 3.4gb, 98%, 2e-4)
+_NUMBER = re.compile(r"\d[\d,_]*(?:\.\d+)?(?:e[-+]?\d+)?(?:[a-z%µ]{1,3}(?![a-z]))?")
+_TOKEN = re.compile(r"<[a-z]+>|[^\W_]+")
+_PLACEHOLDER_RUN = re.compile(r"(<[a-z]+>)(?: \1)+")
+_LETTER = re.compile(r"[a-z]")
+_HEX_LETTERS = frozenset("abcdef")
+
+
+def _hex(m: re.Match) -> str:
+    token = m.group()
+    if token.startswith("0x") or (not token.isdigit() and not token.isalpha()
+                                  and any(c in _HEX_LETTERS for c in token)):
+        return " <hash> "
+    return token  # a plain number or an English word made of a-f (decade, facade)
+
+
+def _path(m: re.Match) -> str:
+    token = m.group()
+    if _LETTER.search(token) and ("/" in token.strip("/.~") or token.startswith(("/", "~/", "./", "../"))):
+        return " <path> "
+    return token  # 3/10 is a fraction, not a path: the numbers pass takes it
+
+
+def shape(text: str) -> str:
+    """The lower-cased word sequence of `text` with urls, emails, ids, times, hashes, paths and
+    numbers collapsed into placeholders (a run of one placeholder is one)."""
+    s = text.lower()
+    if "://" in s:
+        s = _URL.sub(" <url> ", s)
+    if "@" in s:
+        s = _EMAIL.sub(" <email> ", s)
+    if "-" in s:
+        s = _UUID.sub(" <id> ", s)
+    if ":" in s or "-" in s:
+        s = _TIME.sub(" <time> ", s)
+    s = _HEX.sub(_hex, s)
+    if "/" in s:
+        s = _RATE.sub(" <rate> ", s)
+        s = _PATH.sub(_path, s)
+    s = _NUMBER.sub(" <n> ", s)
+    out = " ".join(_TOKEN.findall(s))
+    return _PLACEHOLDER_RUN.sub(r"\1", out) if "<" in out else out
+
+
+def _blake64(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
+                          "big", signed=True)
+
+
+def shape_key(shape_text: str) -> int:
+    """A stable signed 64-bit id of a shape: the same in every process and run (a SQLite INTEGER)."""
+    return _blake64(shape_text)
+
+
+# -- similarity: one-permutation MinHash over the shape's token set, banded for LSH ------------
+
+BINS = 8  # min-hashes per signature
+ROWS = 2  # min-hashes per band: two shapes share a band with probability ~ J^2
+BANDS = BINS // ROWS  # so they become candidates with probability ~ 1 - (1 - J^2)^4
+MIN_SIMILAR_TOKENS = 3  # shorter shapes are grouped by exact shape only
+_EMPTY = 1 << 62
+
+_token_hashes: dict = {}
+
+
+def _token_hash(token: str) -> int:
+    h = _token_hashes.get(token)
+    if h is None:
+        if len(_token_hashes) > 200_000:  # bounded: words repeat across memories, ids do not
+            _token_hashes.clear()
+        h = _token_hashes[token] = _blake64(token) & 0x7FFF_FFFF_FFFF_FFFF
+    return h
+
+
+def signature(shape_text: str) -> tuple | None:
+    """BANDS LSH keys of the shape's token set, or None when it is too short to compare.
+
+    One hash per token; the token's bin is its hash modulo BINS and each bin keeps its minimum
+    (one-permutation hashing), an empty bin borrows the next filled one (densification), so a
+    signature costs one pass over the tokens. Integer tuples hash the same in every process."""
+    tokens = set(shape_text.split())
+    if len(tokens) < MIN_SIMILAR_TOKENS:
+        return None
+    mins = [_EMPTY] * BINS
+    for token in tokens:
+        h = _token_hash(token)
+        b = h % BINS
+        if h < mins[b]:
+            mins[b] = h
+    for b in range(BINS):
+        if mins[b] == _EMPTY:
+            step = 1
+            while mins[(b + step) % BINS] == _EMPTY:
+                step += 1
+            mins[b] = mins[(b + step) % BINS] ^ (step * 0x9E3779B97F4A7C15 & 0x7FFF_FFFF_FFFF_FFFF)
+    return tuple(hash((band, *mins[band * ROWS:(band + 1) * ROWS])) for band in range(BANDS))
+
+
+def jaccard(a: str, b: str) -> float:
+    """Token-set similarity of two shapes."""
+    sa, sb = set(a.split()), set(b.split())
+    if not sa and not sb:
+        return 1.0
+    return len(sa & sb) / len(sa | sb)

@@ -3,7 +3,10 @@
 Order of judgement:
 1. turn rules strip noise turn by turn (a fact between two progress lines
    survives; a window whose every turn is noise is dropped);
-2. window rules judge what is left (repo-file pastes, secrets, repeats);
+2. window rules judge what is left (repo-file pastes, secrets, repeats); a
+   payload rule drops the window only for evidence in the person's own turns,
+   and otherwise strips the other turns it judged (a tool read a file or printed
+   a token, and the assistant restated it: the person's words still go);
 3. signals score what is left per type; the level's threshold decides flag
    or skip, and the highest-scoring type is the memory type.
 """
@@ -39,7 +42,7 @@ class Classifier:
             active = [r for r in rules if r.active_at(index)]
             self._by_level[level] = (
                 tuple(r for r in active if r.kind == "drop" and r.scope == "turn"),
-                tuple(r for r in active if r.kind == "drop" and r.scope == "window"),
+                tuple(r for r in active if r.kind == "drop" and r.scope != "turn"),  # window and payload rules
                 tuple(r for r in active if r.kind == "signal"),
             )
 
@@ -111,9 +114,25 @@ class Classifier:
         subjects = _RoleSubjects(whole if not stripped else make(kept, recent, window=whole), recent, whole, make)
         for rule in window_rules:
             subject = subjects[rule.role]
-            if subject.turns and _fires(rule, subject):
-                trace.append(f"window dropped by {rule.id}")
-                return self._decision("drop", level, rule=rule.id, trace=trace, shape=shape)
+            if not (subject.turns and _fires(rule, subject)):
+                continue
+            if rule.scope == "payload":
+                others = _spare_the_person(rule, subject, recent, whole, make)
+                if others is not None:  # the evidence is not in the person's words: take only the rest
+                    if not others:
+                        trace.append(f"{rule.id}: evidence only in tool calls and results; the person's turns are kept")
+                        continue
+                    for turn in others:
+                        stripped[turn.index] = rule.id
+                        trace.append(f"turn {turn.index} ({turn.role}) stripped by {rule.id}")
+                    kept = tuple(t for t in kept if t.index not in stripped)
+                    if not kept:
+                        return self._decision("drop", level, rule=rule.id, trace=trace + ["every turn is noise"],
+                                              shape=shape)
+                    subjects = _RoleSubjects(make(kept, recent, window=whole), recent, whole, make)
+                    continue
+            trace.append(f"window dropped by {rule.id}")
+            return self._decision("drop", level, rule=rule.id, trace=trace, shape=shape)
 
         scores = dict.fromkeys(self.types, 0.0)
         fired = []
@@ -156,6 +175,17 @@ class Classifier:
 def _utf8(text: str) -> str:
     """Text from the input, safe to write as UTF-8 (a lone surrogate becomes '?')."""
     return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _spare_the_person(rule, subject, recent, whole, make):
+    """A payload rule fired on `subject`. None when the person's own turns carry the
+    evidence, judged on their text alone, blind to tool calls and results (the window is
+    dropped); else the turns it takes instead: every judged turn that is not the person's
+    (an assistant restating the file a tool read, a secret a tool printed)."""
+    person = tuple(t for t in subject.turns if t.role == "user")
+    if person and _fires(rule, make(person, recent, window=whole).blind_to_tools()):
+        return None
+    return tuple(t for t in subject.turns if t.role != "user")
 
 
 def _fires(rule, subject) -> bool:

@@ -17,7 +17,7 @@ from gate.language.model import Signal
 class CompiledRule:
     id: str
     kind: str  # 'drop' | 'signal'
-    scope: str  # 'turn' | 'window'
+    scope: str  # 'turn' | 'window' | 'payload'
     role: str  # 'user' | 'assistant' | 'any'
     min_index: int  # position of min_level in the revision's levels
     mandatory: bool

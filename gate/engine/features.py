@@ -125,6 +125,11 @@ class Subject:
             self._tool_text = "\n".join(t.tool_text for t in turns if t.tool_text)
         return self._tool_text
 
+    def blind_to_tools(self) -> "Subject":
+        """This subject with no tool calls or results to look at: what its own turns say, alone."""
+        self._tool_text = ""
+        return self
+
     @property
     def lower(self) -> str:
         """The text as keywords are looked for in it: lowercase, and 'ſ', 'K', 'İ', 'ı'

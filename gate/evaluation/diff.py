@@ -234,7 +234,13 @@ def _structural(old, new, old_levels, new_levels):
         else:
             less.append(f"role {old.get('role')} -> {new.get('role')} (judges fewer turns)")
     if old.get("scope") != new.get("scope"):
-        notes.append(f"scope {old.get('scope')} -> {new.get('scope')}")
+        change = f"scope {old.get('scope')} -> {new.get('scope')}"
+        if (old.get("scope"), new.get("scope")) == ("window", "payload"):
+            less.append(change + " (drops only for evidence in the person's own turns; else strips the others)")
+        elif (old.get("scope"), new.get("scope")) == ("payload", "window"):
+            more.append(change + " (drops the window for evidence in any turn or tool call)")
+        else:
+            notes.append(change)
     # A weight that shrinks toward 0 (or flips sign) does less of what it did, whether
     # it boosted a type or suppressed it; one that grows does more of it.
     old_w, new_w = old.get("weights") or {}, new.get("weights") or {}

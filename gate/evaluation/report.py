@@ -253,7 +253,7 @@ def _scorecard_lines(report) -> list[str]:
                         for t, s in scores["per_type"].items()], "lrrrrrrrl")
 
     lines += ["", "per rule: which rule decided each fixture (by label), right or wrong; "
-                  "'stripped' = windows where a turn rule removed a turn"]
+                  "'stripped' = windows where a turn or payload rule removed a turn"]
     rule_rows = []
     for rule_id, r in scores["per_rule"].items():
         decided = r["decided"]
@@ -263,7 +263,7 @@ def _scorecard_lines(report) -> list[str]:
             decided["drop"], decided["exclude"], decided["extract"], r["right"], r["wrong"], r["mistyped"],
             r["lucky"], r["errors"],
             f"{stripped['drop']}/{stripped['exclude']}/{stripped['extract']}" if r["kind"] == "drop"
-            and r["scope"] == "turn" else "",
+            and r["scope"] in ("turn", "payload") else "",
         ])
     lines += table(["rule", "kind", "drop", "exclude", "extract", "right", "wrong", "mistyped", "lucky", "errors",
                     "stripped d/x/e"], rule_rows, "llrrrrrrrrr")

@@ -20,7 +20,9 @@ class Examples:
 
 @dataclass(frozen=True)
 class DropRule:
-    """Mechanical noise: a turn to strip (scope 'turn') or a window to drop."""
+    """Mechanical noise: a turn to strip (scope 'turn'), a window to drop ('window'), or a
+    window to drop only when the person's own turns carry the evidence, else the other
+    turns to strip ('payload')."""
 
     id: str
     description: str

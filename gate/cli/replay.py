@@ -67,7 +67,8 @@ def replay(paths, rules_spec, vs_spec, level, recent_shapes, fmt, export_path, s
             raise click.FileError(export_path, hint=exc.strerror or str(exc)) from None
         note = "" if redactor else " (no secret rule in the revision: text NOT redacted)"
         click.echo(f"exported {len(fixtures)} candidate(s) to {export_path}{note}; "
-                   f"check them with: gate fixtures {export_path}", err=fmt == "json")
+                   f"check them beside the set they would join: gate fixtures fixtures/ {export_path}",
+                   err=fmt == "json")
 
 
 class ProgressBar:

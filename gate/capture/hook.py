@@ -83,13 +83,8 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
     report.event = event["hook_event_name"]
     try:
         config = load_config(config_file)
-        classifier = load_classifier(config.rules)
     except GateError as exc:
         report.error = "; ".join(str(p) for p in exc.problems)
-        return
-    level = config.level
-    if level is not None and level not in classifier.levels:
-        report.error = f"{config.path}: level: must be one of {', '.join(classifier.levels)}"
         return
     transcript = os.path.abspath(event["transcript_path"])
     session = event["session_id"]
@@ -102,11 +97,21 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
             report.error = f"cannot read {transcript}: {exc.strerror or exc}"
             return
         report.skipped_lines = dict(followed.reading.skipped)
+        if followed.exchanges:  # nothing new finished: no need to load the rules
+            try:
+                classifier = load_classifier(config.rules)
+            except GateError as exc:
+                report.error = "; ".join(str(p) for p in exc.problems)
+                return
+            if config.level is not None and config.level not in classifier.levels:
+                report.error = f"{config.path}: level: must be one of {', '.join(classifier.levels)}"
+                return
+        level = config.level
         recent = deque(spool.recent_shapes(session), maxlen=max(config.recent_shapes, 1))
         items: list[NewItem] = []
         resume = followed.offset
         for exchange in followed.exchanges:
-            if time.monotonic() - started > budget_s:
+            if report.exchanges and time.monotonic() - started > budget_s:
                 resume = exchange.start  # classified up to here; the next event goes on
                 report.unfinished = True
                 break

@@ -235,7 +235,9 @@ def test_images_are_left_out_and_a_bad_byte_does_not_lose_a_line(tmp_path):
     s.prompt([{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
               text("what is wrong in this screenshot")])
     s.reply(text("The header overlaps the nav."), thinking=False)
+    s.prompt([{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}])
     path = tmp_path / "s.jsonl"
     path.write_bytes(s.text().replace("screenshot", "screen\\u00e9shot").encode().replace(b"\\u00e9", b"\xff"))
-    found = exchanges(read_transcript(path, final=True).entries)
-    assert _prompts(found) == ["what is wrong in this screen\ufffdshot"]
+    reading = read_transcript(path, final=True)
+    assert _prompts(exchanges(reading.entries)) == ["what is wrong in this screen\ufffdshot"]
+    assert reading.skipped == {"user:no-text": 1}

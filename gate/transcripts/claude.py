@@ -64,7 +64,7 @@ class ClaudeLines:
             content = [{"type": "text", "text": content}]
         if not isinstance(content, list):
             return "user:no-content"
-        results, words, context_reason = [], [], None
+        results, words, context_reason, repeats = [], [], None, 0
         for block in content:
             if isinstance(block, str):
                 block = {"type": "text", "text": block}
@@ -73,12 +73,14 @@ class ClaudeLines:
             if block.get("type") == "tool_result":
                 key = ("tool_result", block.get("tool_use_id"))
                 if block.get("tool_use_id") is not None and self._repeat(key):
+                    repeats += 1
                     continue
                 results.append(blocks.tool_result(block.get("tool_use_id"), block.get("content"),
                                                   block.get("is_error") is True))
             elif block.get("type") == "text" and isinstance(block.get("text"), str):
                 text = block["text"]
                 if stamp is not None and self._repeat(("text", stamp, text)):
+                    repeats += 1
                     continue
                 if forced:
                     context_reason = split_person_text(text)[1] or forced
@@ -102,7 +104,7 @@ class ClaudeLines:
             out.append(Entry(PROMPT, "\n".join(words).strip(), reason=reason, **base))
         elif context_reason:
             out.append(Entry(CONTEXT, "", reason=context_reason, **base))
-        return out or ("user:repeat" if content else "user:empty")
+        return out or ("user:repeat" if repeats else "user:no-text")
 
     # -- assistant lines ----------------------------------------------------------------
 
@@ -120,26 +122,27 @@ class ClaudeLines:
         if not isinstance(content, list):
             return "assistant:no-content"
         message_id = message.get("id") if isinstance(message.get("id"), str) else None
-        out_blocks = []
+        out_blocks, repeats, thinking = [], 0, 0
         for block in content:
             if not isinstance(block, dict):
                 continue
             kind = block.get("type")
             if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip():
                 if message_id and self._repeat((message_id, "text", block["text"])):
+                    repeats += 1
                     continue
                 out_blocks.append(blocks.text_block(block["text"]))
             elif kind in ("tool_use", "server_tool_use"):
                 if block.get("id") is not None and self._repeat(("tool_use", block.get("id"))):
+                    repeats += 1
                     continue
                 out_blocks.append(blocks.tool_use(block.get("id"), block.get("name"), block.get("input")))
             elif kind == "web_search_tool_result":
                 out_blocks.append(blocks.tool_result(block.get("tool_use_id"), block.get("content")))
-            # thinking (often empty, only a signature), redacted_thinking, images: not window text
+            elif kind in ("thinking", "redacted_thinking"):  # often empty, only a signature; never a memory
+                thinking += 1
         if not out_blocks:
-            return "assistant:thinking-only" if any(
-                isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking") for b in content
-            ) else "assistant:repeat" if content else "assistant:empty"
+            return "assistant:repeat" if repeats else "assistant:thinking-only" if thinking else "assistant:no-text"
         stamp = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
         return [Entry(ASSISTANT, tuple(out_blocks), message_id=message_id,
                       **self._base(obj, offset, end, line, stamp, obj.get("isSidechain") is True))]

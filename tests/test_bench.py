@@ -176,3 +176,25 @@ def test_gate_classify_never_imports_bench(tmp_path):
              "print(sorted(m for m in sys.modules if m.startswith('gate.bench') or m == 'sqlite3'), file=sys.stderr)\n")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, env=dict(os.environ))
     assert result.stderr.decode().strip().splitlines()[-1] == "[]", result.stderr
+
+
+def test_full_form_stores_only_flagged_windows(tmp_path):
+    report, output = run_report(tmp_path, "--rules", RULES, "--gate-form", "both", "--case-set", "full",
+                                "--noise-rate", "1")
+    drop_form, full_form = [s["name"] for s in report["systems"]]
+    assert full_form == f"{drop_form}/full" and report["baseline"] == drop_form  # no no-gate: the first is the base
+    drop, full = report["metrics"][drop_form]["ingest"], report["metrics"][full_form]["ingest"]
+    assert full["real_stored"] < drop["real_stored"] == 14  # small talk is not flagged
+    assert full["false_drops"] == drop["false_drops"] == 0  # a skip is not a drop
+    assert full["noise_stored"] <= drop["noise_stored"]
+    assert full["stored_items"] == full["real_stored"] + full["noise_stored"]
+
+
+def test_keep_store_leaves_a_searchable_database(tmp_path):
+    import sqlite3
+
+    report, _ = run_report(tmp_path, "--no-gate", "--keep-store", "--run-id", "kept", "--case-set", "full")
+    path = tmp_path / "stores" / "kept" / "no-gate.sqlite"
+    rows = sqlite3.connect(path).execute("SELECT source FROM memories WHERE memories MATCH 'greyhound'").fetchall()
+    assert rows == [("D1:1",)]
+    assert report["config"]["store_dir"] == str(tmp_path / "stores" / "kept")

@@ -117,10 +117,7 @@ def store_opener(plan: Plan, run_id: str, directory: str, *, keep: bool = False)
         if plan.backend == "sqlite":
             from gate.bench.stores.sqlite import SqliteStore
 
-            store = SqliteStore(directory, system)
-            if keep:
-                store.cleanup = lambda scopes=(): store.close()
-            return store
+            return SqliteStore(directory, system, keep=keep)
         if plan.backend == "mem0-oss":
             from gate.bench.stores.mem0_oss import Mem0OssStore
 

@@ -98,7 +98,7 @@ def _ingest(system, store, conversations, streams, evidence, bar) -> Ingest:
     for conversation in conversations:
         stream = streams[conversation.sample_id]
         failed = conversation.sample_id in record.failed
-        judge, session = None, None
+        gate, session = None, None
         for item in stream:
             bar.update(1)
             is_turn = isinstance(item, Turn)
@@ -106,13 +106,13 @@ def _ingest(system, store, conversations, streams, evidence, bar) -> Ingest:
                 record.real_turns += 1
                 record.evidence_turns += (conversation.sample_id, item.dia_id) in evidence
                 if item.session != session:  # a new session: the hook's recent shapes start empty
-                    judge, session = system.session(), item.session
+                    gate, session = system.session(), item.session
             else:
                 record.noise_injected[item.kind] = record.noise_injected.get(item.kind, 0) + 1
-            judge = judge or system.session()
+            gate = gate or system.session()
             window = item.window() if is_turn else item.window
             t0 = time.perf_counter()
-            verdict = judge.judge(window)
+            verdict = gate.judge(window)
             record.gate_ms.append((time.perf_counter() - t0) * 1000)
             if not verdict.stored:
                 if is_turn and verdict.action == "drop":

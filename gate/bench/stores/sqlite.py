@@ -16,8 +16,9 @@ from gate.bench.text import STOPWORDS
 class SqliteStore:
     live = False
 
-    def __init__(self, directory: str, system: str):
+    def __init__(self, directory: str, system: str, *, keep: bool = False):
         self.directory = directory
+        self.keep = keep  # keep the database after the run, for inspection
         self.path = os.path.join(directory, re.sub(r"[^A-Za-z0-9_.-]+", "-", system) + ".sqlite")
         self._db = None
 
@@ -75,6 +76,8 @@ class SqliteStore:
 
     def cleanup(self, scopes=()) -> None:
         self.close()
+        if self.keep:
+            return
         for suffix in ("", "-wal", "-shm", "-journal"):
             try:
                 os.remove(self.path + suffix)

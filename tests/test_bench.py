@@ -198,3 +198,17 @@ def test_keep_store_leaves_a_searchable_database(tmp_path):
     rows = sqlite3.connect(path).execute("SELECT source FROM memories WHERE memories MATCH 'greyhound'").fetchall()
     assert rows == [("D1:1",)]
     assert report["config"]["store_dir"] == str(tmp_path / "stores" / "kept")
+
+
+def test_preflight_checks_the_store_directory_and_writes_nothing(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = bench("--dataset", write_dataset(tmp_path), "--no-gate", "--case-set", "full", "--preflight-only",
+                   "--store-dir", str(blocker / "stores"), "--report-out", str(tmp_path / "r.json"))
+    checks = json.loads(result.output)
+    assert result.exit_code == 1 and checks["ready"] is False
+    assert checks["backend"]["store_dir_writable"] is False
+    ok = bench("--dataset", write_dataset(tmp_path), "--no-gate", "--case-set", "full", "--preflight-only",
+               "--store-dir", str(tmp_path / "stores"))
+    assert ok.exit_code == 0 and json.loads(ok.output)["ready"] is True
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "tiny_locomo.json"]  # nothing created

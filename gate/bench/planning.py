@@ -70,7 +70,7 @@ def refusal(plan: Plan) -> str | None:
     return None
 
 
-def preflight(dataset, case_set: str, plan: Plan, rules_paths) -> dict:
+def preflight(dataset, case_set: str, plan: Plan, rules_paths, store_dir: str | None = None) -> dict:
     """Every check a run makes before it starts, and nothing sent."""
     from gate.language.errors import GateError
 
@@ -103,6 +103,12 @@ def preflight(dataset, case_set: str, plan: Plan, rules_paths) -> dict:
         "sent": "nothing (preflight only)",
     }
     blockers = ([refused] if refused else []) + [f"rules {p}: {r['error']}" for p, r in revisions.items() if not r["ok"]]
+    if plan.backend == "sqlite":
+        directory = store_dir or default_store_dir()
+        checks["backend"]["store_dir"] = directory
+        checks["backend"]["store_dir_writable"] = _writable(directory)
+        if not checks["backend"]["store_dir_writable"]:
+            blockers.append(f"cannot create databases under {directory}")
     if short:
         blockers.append("case set underfilled: " + ", ".join(f"{k} has {v}" for k, v in short.items()))
     checks["ready"] = not blockers
@@ -205,6 +211,19 @@ def summary(report: dict, path: str) -> str:
             lines.append(f"{name}: stage failures {values['stage_failures']}, failed conversations "
                          f"{sorted(values['ingest']['failed_conversations'])} (see the report)")
     return "\n".join(lines)
+
+
+def _writable(directory: str) -> bool:
+    """Whether a directory can be made in it, or in the nearest existing parent it would be created in
+    (tried, not inferred from permission bits: root passes every access check)."""
+    path = os.path.abspath(directory)
+    while not os.path.exists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".gate-bench-probe-", dir=path))
+    except OSError:
+        return False
+    return True
 
 
 def fresh_run_id() -> str:

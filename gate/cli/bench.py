@@ -109,7 +109,7 @@ def bench(dataset_path, rules_paths, no_gate, gate_form, noise_rate, seed, backe
         rates={"answerer": (answerer_input_usd_per_1m, answerer_output_usd_per_1m),
                "judge": (judge_input_usd_per_1m, judge_output_usd_per_1m)})
     if preflight_only:
-        checks = planning.preflight(dataset, case_set, plan, rules_paths)
+        checks = planning.preflight(dataset, case_set, plan, rules_paths, store_dir)
         click.echo(json.dumps(checks, indent=2))
         sys.exit(0 if checks["ready"] else 1)
     problem = planning.refusal(plan)

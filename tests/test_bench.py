@@ -212,3 +212,12 @@ def test_preflight_checks_the_store_directory_and_writes_nothing(tmp_path):
                "--store-dir", str(tmp_path / "stores"))
     assert ok.exit_code == 0 and json.loads(ok.output)["ready"] is True
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "tiny_locomo.json"]  # nothing created
+
+
+def test_bad_run_ids_and_duplicate_revisions_are_refused(tmp_path):
+    escape = bench("--dataset", write_dataset(tmp_path), "--no-gate", "--run-id", "../../etc")
+    assert escape.exit_code == 2 and "--run-id '../../etc'" in escape.output
+    twice = bench("--dataset", write_dataset(tmp_path), "--rules", RULES, "--rules", RULES)
+    assert twice.exit_code == 2 and "pass each revision once" in twice.output
+    missing = bench("--dataset", write_dataset(tmp_path), "--rules", str(tmp_path / "nope.yaml"))
+    assert missing.exit_code == 2 and "nope.yaml: no such file" in missing.output

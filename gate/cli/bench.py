@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
 
 import click
@@ -19,6 +20,7 @@ from gate.cli.common import EXIT_BAD_INPUT
 DEFAULT_LLM_URL = "https://api.openai.com/v1"
 KEY_ENVS = ("GATE_BENCH_OPENAI_API_KEY", "OPENAI_API_KEY")  # the model key: first one set wins
 REVISIONS_BY_DEFAULT = 2  # without --rules: the two newest revisions in rules/, plus no gate
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 def _bad(message: str) -> None:
@@ -115,6 +117,8 @@ def bench(dataset_path, rules_paths, no_gate, gate_form, noise_rate, seed, backe
     problem = planning.refusal(plan)
     if problem:
         _bad(problem)
+    if run_id is not None and not RUN_ID.fullmatch(run_id):
+        _bad(f"--run-id {run_id!r}: use 1-64 letters, digits, '.', '_' or '-' (it names store scopes and a directory)")
 
     from gate.bench.gating import systems_for
     from gate.bench.report import build_report, render_table
@@ -128,6 +132,9 @@ def bench(dataset_path, rules_paths, no_gate, gate_form, noise_rate, seed, backe
         for line in str(exc).splitlines():
             click.echo(line, err=True)
         sys.exit(EXIT_BAD_INPUT)
+    names = [s.name for s in systems]
+    if len(set(names)) < len(names):
+        _bad(f"two systems would share a name ({', '.join(names)}): pass each revision once")
     run_id = run_id or planning.fresh_run_id()
     settings = Settings(case_set=case_set, noise_rate=noise_rate, seed=seed, top_k=top_k, cutoffs=cutoffs,
                         context_k=context_k, run_id=run_id)

@@ -128,7 +128,7 @@ class Spool:
                 # idempotent statements: two processes creating the spool at once both succeed
                 self._db.executescript(_SCHEMA + f"PRAGMA user_version={SCHEMA_VERSION};")
         except (sqlite3.Error, OSError) as exc:
-            raise SpoolError(f"{self.path}: {exc}") from None
+            raise _failure(self.path, exc) from None
 
     def close(self) -> None:
         self._db.close()
@@ -187,7 +187,7 @@ class Spool:
         with self._write():
             row = self._db.execute(
                 "SELECT id FROM items WHERE state = 'pending' AND next_attempt_at <= ?"
-                " ORDER BY next_attempt_at, id LIMIT 1", (now,)).fetchone()
+                " ORDER BY id LIMIT 1", (now,)).fetchone()  # oldest first: windows reach the platform in order
             if row is None:
                 return None
             self._db.execute("UPDATE items SET state = 'sending', claimed_by = ?, claimed_at = ? WHERE id = ?",
@@ -264,7 +264,7 @@ class Spool:
         try:
             return self._db.execute(sql, args).fetchall()
         except sqlite3.Error as exc:
-            raise SpoolError(f"{self.path}: {exc}") from None
+            raise _failure(self.path, exc) from None
 
     def _write(self):
         return _Transaction(self)
@@ -282,7 +282,7 @@ class _Transaction:
         try:
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            raise SpoolError(f"{self.path}: {exc}") from None
+            raise _failure(self.path, exc) from None
         return self.db
 
     def __exit__(self, kind, exc, tb):
@@ -292,11 +292,18 @@ class _Transaction:
                 return False
         except sqlite3.Error as error:
             _rollback(self.db)
-            raise SpoolError(f"{self.path}: {error}") from None
+            raise _failure(self.path, error) from None
         _rollback(self.db)
         if isinstance(exc, sqlite3.Error):
-            raise SpoolError(f"{self.path}: {exc}") from None
+            raise _failure(self.path, exc) from None
         return False
+
+
+def _failure(path: str, exc: Exception) -> SpoolError:
+    text = str(exc)
+    if "disk" in text or "full" in text or isinstance(exc, OSError):
+        text += " (a full disk or a read-only folder? nothing was changed)"
+    return SpoolError(f"{path}: {text}")
 
 
 def _rollback(db) -> None:

@@ -199,7 +199,8 @@ def main(argv=None) -> int:
     rules = args.rules or newest_rules()
     folder = args.keep or tempfile.mkdtemp(prefix="gate-replay-bench-")
     try:
-        paths = write_archive(folder, args.windows, args.seed)
+        archive = os.path.join(folder, "archive")
+        paths = write_archive(archive, args.windows, args.seed)
         size = sum(os.path.getsize(p) for p in paths)
         jsonl = os.path.join(folder, "windows.jsonl")
         count, read_seconds = windows_as_jsonl(paths, jsonl)
@@ -208,7 +209,7 @@ def main(argv=None) -> int:
         classify, replay = [], []
         for _ in range(args.runs):  # interleaved, so a busy moment of the machine hits both alike
             classify.append(timed(gate + ["classify", "--rules", rules, jsonl]))
-            replay.append(timed(gate + ["replay", folder, "--rules", rules, "--recent-shapes", "0",
+            replay.append(timed(gate + ["replay", archive, "--rules", rules, "--recent-shapes", "0",
                                         "--no-progress", "--format", "json"]))
         c_cpu, r_cpu = statistics.median(x[1] for x in classify), statistics.median(x[1] for x in replay)
         c_wall, r_wall = statistics.median(x[0] for x in classify), statistics.median(x[0] for x in replay)

@@ -196,3 +196,28 @@ def test_progress_bar_goes_to_stderr_only(archive):
     assert result.exit_code == 0
     json.loads(result.stdout)  # stdout stays clean JSON
     assert "\r[" in result.stderr and " windows " in result.stderr
+
+
+def test_flip_kinds_follow_what_a_wrong_b_would_cost():
+    from gate.engine.decision import Decision
+
+    def d(action, type_=None):
+        return Decision(action=action, type=type_, rule=None, trace=(), payload=(), policy="p", level="balanced")
+
+    kinds = {(a, b): flip_kind(d(a, "decision" if a == "flag" else None), d(b, "decision" if b == "flag" else None))
+             for a in ("drop", "skip", "flag") for b in ("drop", "skip", "flag")}
+    assert kinds == {
+        ("drop", "drop"): None, ("skip", "skip"): None, ("flag", "flag"): None,
+        ("skip", "drop"): "newly dropped", ("flag", "drop"): "newly dropped",
+        ("drop", "flag"): "noise now sent", ("drop", "skip"): None,  # still not sent
+        ("flag", "skip"): "no longer sent", ("skip", "flag"): "newly sent",
+    }
+    assert flip_kind(d("flag", "decision"), d("flag", "insight")) == "retyped"
+
+
+def test_without_recent_shapes_a_repeated_status_is_judged_alone(archive):
+    result = _run(["replay", str(archive), "--rules", RULES, "--recent-shapes", "0", "--format", "json",
+                   "--no-progress"])
+    report = json.loads(result.output)
+    assert not any(r["rule"] == "recent-shape" for r in report["rules"])
+    assert report["recent_shapes"] == 0

@@ -38,6 +38,11 @@ def test_mem0_oss_adapter_speaks_the_oss_api(tmp_path):
     assert {b["user_id"] for b in adds} == users
     assert all(b["infer"] is False and b["metadata"]["run_id"] == "r1" for b in adds)
     assert {b["metadata"]["kind"] for b in adds} >= {"real"}
+    revision = report["systems"][1]
+    for body in adds:  # every memory a revision let through is stamped with its policy id, none without
+        gated = body["user_id"].startswith(f"gate-bench-r1-{revision['name']}-")
+        assert body["metadata"].get("policy") == (revision["policy"] if gated else None)
+        assert "type" not in body["metadata"] or gated
     searches = [b for m, p, _, b, _ in state.requests if p == "/search"]
     assert len(searches) == 2 * 10
     for body in searches:

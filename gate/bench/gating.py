@@ -25,6 +25,7 @@ class Verdict:
     stored: str  # the text that reaches the store; "" when nothing does
     action: str  # drop | skip | flag | store (no gate)
     rule: str | None  # the rule that decided a drop (or the signal that flagged)
+    type: str | None = None  # the memory type, when the revision flagged the window
 
 
 class NoGate:
@@ -72,7 +73,7 @@ class _Session:
         if self.gate.form == "full" and decision.action != "flag":
             return Verdict(stored="", action=decision.action, rule=decision.rule)
         text = "\n".join(m["content"] for m in decision.payload if m.get("content", "").strip())
-        return Verdict(stored=text, action=decision.action, rule=decision.rule)
+        return Verdict(stored=text, action=decision.action, rule=decision.rule, type=decision.type)
 
 
 def systems_for(rules_paths, *, no_gate: bool, forms=("drop",)) -> list:

@@ -129,7 +129,7 @@ def _ingest(system, store, conversations, streams, evidence, bar) -> Ingest:
             if failed:
                 continue
             memory = Memory(source=item.dia_id if is_turn else item.id, kind="real" if is_turn else item.kind,
-                            text=verdict.stored, policy=policy)
+                            text=verdict.stored, policy=policy, type=verdict.type)
             t0 = time.perf_counter()
             try:
                 store.add(conversation.sample_id, memory)

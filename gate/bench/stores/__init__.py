@@ -27,6 +27,7 @@ class Memory:
     kind: str  # "real" or the noise kind
     text: str
     policy: str | None  # the policy id of the revision that let it through; None without a gate
+    type: str | None = None  # the type the revision flagged it as; None when it was only not dropped
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,8 @@ class Mem0OssStore:
         metadata = {"source": memory.source, "kind": memory.kind, "run_id": self.run_id}
         if memory.policy:
             metadata["policy"] = memory.policy
+        if memory.type:
+            metadata["type"] = memory.type
         self._call("POST", "/memories", json={"messages": [{"role": "user", "content": memory.text}],
                                               "user_id": self.user(scope), "metadata": metadata,
                                               "infer": False})

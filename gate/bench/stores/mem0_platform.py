@@ -32,7 +32,7 @@ class Mem0PlatformStore:
             _check(self._client.delete_all(user_id=self.user(scope)))
 
     def add(self, scope: str, memory: Memory) -> None:
-        metadata = {"type": None, "source": memory.source, "kind": memory.kind, "run_id": self.run_id,
+        metadata = {"type": memory.type, "source": memory.source, "kind": memory.kind, "run_id": self.run_id,
                     "policy": memory.policy}
         _check(self._client.add([{"role": "user", "content": memory.text}], user_id=self.user(scope), app_id=None,
                                 metadata=metadata, infer=False, allow_untyped=True))

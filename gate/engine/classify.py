@@ -152,18 +152,21 @@ class Classifier:
                 continue
             if not _fires(signal, subject):
                 continue
-            fired.append(signal)
-            weights = signal.weights
+            if signal.weigh is None:
+                weights, line = signal.weights, signal.trace_line
+            else:  # a lexicon: the weights of the terms found in this window
+                weights, line = signal.weigh(subject)
+            fired.append((signal, weights))
             spread = weights.get(ALL_TYPES_KEY, 0.0)
             for type_name in self.types:
                 scores[type_name] += weights.get(type_name, 0.0) + spread
-            trace.append(signal.trace_line)
+            trace.append(line)
 
         payload = tuple(t.as_message() for t in kept)
         threshold = self.thresholds[level]
         best = max(self.types, key=lambda t: scores[t]) if self.types else None  # ties: categories order
         if best is not None and fired and scores[best] >= threshold:
-            decider = max(fired, key=lambda s: s.weights.get(best, 0.0) + s.weights.get(ALL_TYPES_KEY, 0.0))
+            decider = max(fired, key=lambda sw: sw[1].get(best, 0.0) + sw[1].get(ALL_TYPES_KEY, 0.0))[0]
             trace.append(f"flag {best}: {scores[best]:g} >= {threshold:g} ({level})")
             return self._decision("flag", level, rule=decider.id, trace=trace, type_=best, payload=payload,
                                   shape=shape, scores=scores)

@@ -8,6 +8,7 @@ from gate.engine.conditions import CompileContext, compile_condition
 from gate.engine.conditions.combinators import All, Any, Not
 from gate.engine.conditions.context import DEFAULT_TIMEOUT
 from gate.engine.conditions.count import Count
+from gate.engine.conditions.lexicon import Lexicon
 from gate.engine.conditions.line_share import LineShare
 from gate.engine.conditions.match import Match
 from gate.language.model import Signal
@@ -37,6 +38,9 @@ class CompiledRule:
     # least characters, least turns in its window), checked before anything else; None if nothing.
     turn_needs: tuple | None = None
     trace_line: str = ""  # signals: what the trace says when it fires (its weights are constants)
+    # A signal whose `when` is a lexicon: (subject) -> (weights, trace line) of the terms found;
+    # None for every other rule (their weights are constants).
+    weigh: object = None
 
     def fires(self, subject) -> bool:
         if self.set_mask:
@@ -85,6 +89,7 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         set_mask=_required_mask(when, _set_bits) if sets is not None else 0, set_group=ctx.set_group,
         turn_needs=_turn_needs(when) if literals is not None and rule.scope == "turn" and not is_signal else None,
         trace_line=f"signal {rule.id} " + " ".join(f"{k}{v:+g}" for k, v in rule.weights.items()) if is_signal else "",
+        weigh=when.weigher(rule.id, dict(rule.weights)) if is_signal and isinstance(when, Lexicon) else None,
     )
 
 

@@ -5,7 +5,8 @@ pattern compiles (compiler), every rule matches its `match` examples and
 spares its `no_match` ones, neither the keyword prefilter nor the optimized
 classifier (derived literals, the RE2 pattern set) changes an example's
 outcome, every pattern leaf matches at least one of its rule's examples (so it
-is not dead), and no pattern backtracks catastrophically on adversarial input.
+is not dead), no pattern backtracks catastrophically on adversarial input, and a
+lexicon sits only as a signal's whole `when`, with terms the matcher can find.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import regex
 
 from gate.engine.compiler import compile_revision, compile_rule
 from gate.engine.conditions import CompileContext
+from gate.engine.conditions.lexicon import term_problems
 from gate.language.errors import GateError, Problem
 from gate.engine.features import Subject
 from gate.language.loader import load_revision, walk_conditions
@@ -36,6 +38,7 @@ def lint_file(path: str) -> list[Problem]:
     for (rule, fast, exhaustive), engine in zip(rules, optimized.rules):
         problems += _example_problems(revision, rule, fast, exhaustive, (engine, optimized))
         problems += _pattern_problems(revision, rule)
+        problems += _lexicon_problems(revision, rule)
     problems += _marker_problems(revision)
     return problems
 
@@ -136,6 +139,32 @@ def _pattern_problems(revision, rule) -> list[Problem]:
         if must_match and not any(pattern.search(text, timeout=PATTERN_BUDGET) for text in texts[must_match]):
             problems.append(revision.source.problem(path, f"{kind} '{rule.id}': this pattern matches none of the "
                                                           "rule's examples; it may never match (add an example)"))
+    return problems
+
+
+def _lexicon_problems(revision, rule) -> list[Problem]:
+    """A lexicon only as the whole `when` of a signal (where its terms' weights are what
+    the signal scores); terms the matcher can find, weights for the revision's types."""
+    kind = "signal" if rule.path[0] == "signals" else "rule"
+    raw = revision.source.data[rule.path[0]][rule.path[1]]
+    problems = []
+    for path, condition in walk_conditions(raw, rule.path):
+        if "lexicon" not in condition:
+            continue
+        if kind != "signal" or path != rule.path + ("when",):
+            problems.append(revision.source.problem(path + ("lexicon",), f"{kind} '{rule.id}': a lexicon must be "
+                                                    "the whole `when` of a signal (its terms' weights are the score)"))
+            continue
+        terms = condition["lexicon"]["terms"]
+        for term, message in term_problems(terms):
+            problems.append(revision.source.problem(path + ("lexicon", "terms", term), f"signal '{rule.id}': "
+                                                    f"lexicon term {term!r}: {message}", at_key=True))
+        for term, weights in terms.items():
+            for type_name in weights:
+                if type_name not in revision.categories:
+                    problems.append(revision.source.problem(path + ("lexicon", "terms", term, type_name),
+                                                            f"signal '{rule.id}': lexicon term {term!r} weighs "
+                                                            f"'{type_name}', which is not in categories", at_key=True))
     return problems
 
 

@@ -21,11 +21,13 @@ _DOC_KEYS = ("description", "examples", "metadata")
 def canonical_content(data: dict) -> dict:
     """The behaviour-bearing part of a parsed rules file."""
     content = copy.deepcopy(data)
-    for key in ("description", "metadata"):
+    for key in ("description", "metadata", "fitted"):  # fitted: how gate fit got the weights
         content.pop(key, None)
+    if isinstance(content.get("flag"), dict):
+        content["flag"].pop("operating_points", None)  # read by gate fit only
     for list_name in ("drop_rules", "signals", "noise_markers"):
         for item in content.get(list_name, ()):
-            for key in _DOC_KEYS:
+            for key in _DOC_KEYS + ("fit",):  # fit: controls for gate fit only
                 item.pop(key, None)
     for table in ("vocabularies", "fragments"):
         for entry in content.get(table, {}).values():

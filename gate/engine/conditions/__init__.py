@@ -9,12 +9,12 @@ Adding a kind is adding one module here and one branch in the rules schema.
 
 from __future__ import annotations
 
-from gate.engine.conditions import (chars, combinators, count, line_share, match, prose_words, recent_shape,
-                             repeated_shape, role, structure, tool_io, turn_flag, turns)
+from gate.engine.conditions import (chars, combinators, count, lexicon, line_share, match, prose_words,
+                             recent_shape, repeated_shape, role, structure, tool_io, turn_flag, turns)
 from gate.engine.conditions.context import CompileContext
 
 _MODULES = (match, count, line_share, prose_words, chars, turns, role, turn_flag, structure,
-            repeated_shape, recent_shape, tool_io)
+            repeated_shape, recent_shape, tool_io, lexicon)
 REGISTRY = {module.KIND: module.compile for module in _MODULES}
 REGISTRY.update(combinators.kinds(lambda spec, ctx, path: compile_condition(spec, ctx, path)))
 

@@ -1,0 +1,141 @@
+"""lexicon: learned word evidence, a table of lowercased words and two-word phrases
+with per-type weights (fitted by `gate fit --lexicon N`, reviewed like any rule).
+
+The condition is true when one of its terms is in the subject's text; the signal
+that holds it then scores the sum of the found terms' weights (each term counts
+once per window), and its trace names the terms that weighed most. A term matches
+on token boundaries: the characters around it are not word characters (letters,
+digits, '_'), so 'switch' is not found in 'switched' nor 'user' in 'user_id'.
+
+Every term is found in one pass over the text (an Aho-Corasick automaton, built on
+first use so a revision that never reaches its lexicon pays nothing at start-up);
+without the `ahocorasick` package, each term is looked for with str.find, same result.
+"""
+
+from __future__ import annotations
+
+import re
+
+try:
+    import ahocorasick as _ahocorasick
+except ImportError:  # pragma: no cover - the package is a dependency; this keeps gate working without it
+    _ahocorasick = None
+
+KIND = "lexicon"
+TERM_SHAPE = re.compile(r"[a-z]{2,}(?: [a-z]{2,})?")  # one or two lowercase words, one space between
+TRACE_TERMS = 3  # terms the trace names for the type that gained most
+
+
+def is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def term_problems(terms: dict) -> list[tuple[str, str]]:
+    """(term, what is wrong) for terms the matcher can never find or that weigh nothing;
+    `gate lint` reports them at the term."""
+    out = []
+    for term, weights in terms.items():
+        if not isinstance(term, str) or not TERM_SHAPE.fullmatch(term):
+            out.append((term, "a term is one or two lowercase words of letters (a-z), one space between"))
+        elif not any(weights.values()):
+            out.append((term, "every weight is 0: the term changes no score"))
+    return out
+
+
+class Lexicon:
+    __slots__ = ("terms", "weights", "required_keywords", "_automaton")
+
+    def __init__(self, terms: dict):
+        self.terms = tuple(terms)  # in file order: ties in the trace follow it
+        self.weights = tuple(dict(w) for w in terms.values())
+        # None: its own one-pass search is the prefilter (its terms in the keyword scanner
+        # would make every turn's scan longer for one rule)
+        self.required_keywords = None
+        self._automaton = None
+
+    def __getstate__(self):  # the automaton is rebuilt on first use, not pickled
+        return self.terms, self.weights
+
+    def __setstate__(self, state):
+        self.terms, self.weights = state
+        self.required_keywords = None
+        self._automaton = None
+
+    def __call__(self, subject) -> bool:
+        return bool(self.found(subject))
+
+    def found(self, subject) -> tuple:
+        """Indices of the terms in the subject's text, each once, in table order; computed
+        once per subject (the condition and the signal's weights both ask)."""
+        memo = subject.memo if subject.memo is not None else subject.set_memo()
+        key = ("lexicon", id(self))
+        hits = memo.get(key)
+        if hits is None:
+            hits = memo[key] = self.find(subject.lower)
+        return hits
+
+    def find(self, lower: str) -> tuple:
+        """Indices of the terms found in `lower` (lowercased text) on token boundaries."""
+        if not self.terms or not lower:
+            return ()
+        if _ahocorasick is None:
+            return tuple(i for i, term in enumerate(self.terms) if _occurs(term, lower))
+        automaton = self._automaton or self._build()
+        hits = set()
+        end_of_text = len(lower) - 1
+        for end, (index, length) in automaton.iter(lower):
+            start = end - length + 1
+            if (start == 0 or not is_word_char(lower[start - 1])) and (
+                    end == end_of_text or not is_word_char(lower[end + 1])):
+                hits.add(index)
+        return tuple(sorted(hits))
+
+    def _build(self):
+        automaton = _ahocorasick.Automaton()
+        for index, term in enumerate(self.terms):
+            automaton.add_word(term, (index, len(term)))
+        automaton.make_automaton()
+        self._automaton = automaton
+        return automaton
+
+    def weigher(self, signal_id: str, base: dict):
+        """(subject) -> (weights, trace line) for the signal that holds this lexicon:
+        its own weights plus those of the terms found."""
+        prefix = f"signal {signal_id} lexicon "
+
+        def weigh(subject):
+            hits = self.found(subject)
+            totals = dict(base)
+            for index in hits:
+                for type_name, weight in self.weights[index].items():
+                    totals[type_name] = totals.get(type_name, 0.0) + weight
+            return totals, prefix + self._explain(hits, totals)
+
+        return weigh
+
+    def _explain(self, hits, totals) -> str:
+        """'decision+1.4 insight-0.2: switched, instead': each type's total, largest
+        first, and the terms that weighed most toward the first."""
+        shown = sorted(((round(v, 2), k) for k, v in totals.items() if round(v, 2)), key=lambda p: -p[0])
+        if not shown:
+            return "+0"
+        lead = shown[0][1]
+        ranked = sorted(hits, key=lambda i: -self.weights[i].get(lead, 0.0))[:TRACE_TERMS]
+        words = ", ".join(self.terms[i] for i in ranked if self.weights[i].get(lead, 0.0) > 0)
+        text = " ".join(f"{k}{v:+g}" for v, k in shown)
+        return f"{text}: {words}" if words else text
+
+
+def _occurs(term: str, lower: str) -> bool:
+    start = lower.find(term)
+    while start >= 0:
+        end = start + len(term)
+        if (start == 0 or not is_word_char(lower[start - 1])) and (end == len(lower) or not is_word_char(lower[end])):
+            return True
+        start = lower.find(term, start + 1)
+    return False
+
+
+def compile(spec, ctx, path):
+    return Lexicon({str(term): {k: float(v) for k, v in (weights or {}).items()}
+                    for term, weights in spec["terms"].items()})

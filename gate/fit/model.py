@@ -1,0 +1,52 @@
+"""The fit itself: regularized multinomial logistic regression in the classifier's form.
+
+Classes are 'nothing durable' and the memory types. The classifier scores each type
+as the sum of the weights of the signals that fired and has no per-type intercept, so
+the model is exactly that: logit(type) = x . w_type, logit(nothing durable) = 0. The
+loss is the summed cross-entropy plus an L2 penalty (strength `l2`) on every free
+weight. A signal marked `fit: {fixed: true}` adds its hand weights as a constant
+offset; `sign` bounds all of a feature's weights (a counter-signal stays one).
+
+scipy's L-BFGS-B (the solver scikit-learn's LogisticRegression uses) minimizes it,
+because scikit-learn's estimator cannot bound weights; it is deterministic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import logsumexp
+
+
+def fit_weights(x, y, n_types: int, *, l2: float, bounds=None, offset=None, reference: bool = True,
+                max_iter: int = 3000):
+    """Weights (features x types) minimizing cross-entropy + l2/2 |W|^2.
+
+    x: rows x features (0/1); with `reference`, y is 0 for the reference class (logit 0:
+    nothing durable) and 1..n_types for a type; without, y is 0..n_types-1 and the
+    classes are the types alone. bounds: per feature (low, high), None for unbounded;
+    offset: rows x types, fixed."""
+    x = np.asarray(x, dtype=float)
+    rows, features = x.shape
+    first = 1 if reference else 0
+    onehot = np.zeros((rows, n_types + first))
+    onehot[np.arange(rows), np.asarray(y, dtype=int)] = 1.0
+    offset = np.zeros((rows, n_types)) if offset is None else np.asarray(offset, dtype=float)
+    zero = np.zeros((rows, first))
+
+    def loss(flat):
+        w = flat.reshape(features, n_types)
+        logits = np.hstack([zero, x @ w + offset])
+        norm = logsumexp(logits, axis=1)
+        value = float(np.sum(norm - np.sum(onehot * logits, axis=1))) + 0.5 * l2 * float(flat @ flat)
+        prob = np.exp(logits - norm[:, None])
+        grad = x.T @ (prob - onehot)[:, first:] + l2 * w
+        return value, grad.ravel()
+
+    box = None
+    if bounds is not None:
+        box = [b for b in bounds for _ in range(n_types)]
+    start = np.zeros(features * n_types)
+    result = minimize(loss, start, jac=True, method="L-BFGS-B", bounds=box,
+                      options={"maxiter": max_iter, "ftol": 1e-12, "gtol": 1e-7})
+    return result.x.reshape(features, n_types)

@@ -1,0 +1,67 @@
+"""Levels as operating points: a level's threshold is chosen, on cross-validated
+scores, as the loosest one that keeps its promise.
+
+  min_flag_precision: p   the lowest threshold whose flag precision is >= p (most recall)
+  min_extract_recall: r   the highest threshold whose extract recall is >= r (most precision)
+
+A promise no threshold keeps gets the threshold that comes closest. Weights have two
+decimals, so every score is a multiple of 0.01; a threshold sits half a step below the
+score it admits (x.xx5), where no sum's rounding can put a score on the wrong side.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from gate.fit.rows import NONE
+
+DEFAULT_POINTS = {"conservative": {"min_flag_precision": 0.97}, "balanced": {"min_flag_precision": 0.90},
+                  "aggressive": {"min_extract_recall": 0.97}}
+NEVER = 1e9  # a threshold no score reaches: flag nothing
+
+# One row's scored outcome at one level: what the fit's threshold search needs.
+Scored = namedtuple("Scored", "target dropped fired best score")
+Result = namedtuple("Result", "action type rule trace error")  # what gate.evaluation.metrics.score reads
+
+
+def decide(scored: Scored, threshold: float) -> tuple:
+    if scored.dropped:
+        return "drop", None
+    if scored.fired and scored.score >= threshold:
+        return "flag", scored.best
+    return "skip", None
+
+
+def results(scored, threshold: float) -> list:
+    return [Result(*decide(s, threshold), None, (), None) for s in scored]
+
+
+def choose_threshold(scored, point: dict) -> float:
+    """The threshold that keeps `point` on these scored rows (see the module's note)."""
+    extract = sum(1 for s in scored if s.target != NONE)
+    flaggable = sorted({round(s.score, 2) for s in scored if not s.dropped and s.fired}, reverse=True)
+    # Walk thresholds from strict to loose, counting what each admits.
+    by_score = {}
+    for s in scored:
+        if not s.dropped and s.fired:
+            by_score.setdefault(round(s.score, 2), []).append(s)
+    candidates = []
+    flagged = right = 0
+    for value in flaggable:
+        for s in by_score[value]:
+            flagged += 1
+            right += s.target != NONE
+        candidates.append((round(value - 0.005, 3), right / flagged, right / extract if extract else 0.0))
+    if not candidates:
+        return NEVER
+    if "min_flag_precision" in point:
+        want = point["min_flag_precision"]
+        keeping = [c for c in candidates if c[1] >= want - 1e-9]
+        if keeping:
+            return keeping[-1][0]  # loosest
+        return max(candidates, key=lambda c: (c[1], -c[0]))[0]
+    want = point["min_extract_recall"]
+    keeping = [c for c in candidates if c[2] >= want - 1e-9]
+    if keeping:
+        return keeping[0][0]  # strictest that still reaches the recall
+    return candidates[-1][0]

@@ -1,0 +1,65 @@
+"""The mass-check: every fixture window through the revision, once per level.
+
+A row is what the fit needs of one window at one level: whether a drop rule
+removed it (such windows are never training rows, and stay drops whatever the
+weights), which signals fired (read from the trace, in file order), and the
+lowercased text the lexicon would read. The drop half is the revision's own:
+a fit never changes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gate.engine.literals import fold
+from gate.engine.window import normalize_window
+from gate.evaluation.metrics import trace_rules
+
+NONE = "nothing durable"
+
+
+@dataclass(frozen=True)
+class LevelView:
+    dropped: bool  # a drop rule removed the window (or every turn of it)
+    fired: tuple  # signal ids that fired, in file order (the lexicon's own signal excluded)
+    text: str  # what the lexicon reads: the kept turns of its role, as the engine lowercases them
+    hand: tuple  # the revision's own decision: (action, type)
+
+
+@dataclass(frozen=True)
+class Row:
+    fixture: object  # gate.evaluation.fixtures.Fixture
+    dataset: str  # the --fixtures path it was read from
+    group: str  # its cross-validation group (gate.fit.groups)
+    target: str  # NONE or the expected memory type
+    levels: dict  # level -> LevelView
+
+
+def mass_check(classifier, fixtures, datasets, group_keys, *, lexicon_signal: str | None = None,
+               lexicon_role: str = "user") -> list[Row]:
+    """One Row per fixture; `lexicon_signal` is the id of an existing lexicon signal,
+    whose firing the fit recomputes from its own terms."""
+    rows = []
+    for fixture, dataset, group in zip(fixtures, datasets, group_keys, strict=True):
+        views = {}
+        for level in classifier.levels:
+            decision = classifier.classify(fixture.window, level)
+            stripped, fired = trace_rules(decision.trace)
+            dropped = decision.action == "drop"
+            text = "" if dropped else _lexicon_text(fixture.window, decision.trace, lexicon_role)
+            fired = tuple(s for s in fired if s != lexicon_signal) if not dropped else ()
+            views[level] = LevelView(dropped, fired, text, (decision.action, decision.type))
+        target = fixture.expect_type if fixture.label == "extract" and fixture.expect_type else NONE
+        rows.append(Row(fixture, dataset, group, target, views))
+    return rows
+
+
+def _lexicon_text(window, trace, role: str) -> str:
+    """The text a signal of `role` reads: the turns no turn rule stripped, joined as the
+    engine's Subject joins them, folded as Subject.lower folds them."""
+    stripped = {int(line.split(" ", 2)[1]) for line in trace
+                if line.startswith("turn ") and " stripped by " in line}
+    turns = [t for t in normalize_window(window) if t.index not in stripped and role in ("any", t.role)]
+    if not turns:
+        return ""
+    return fold(turns[0].text if len(turns) == 1 else "\n\n".join(t.text for t in turns))

@@ -1,0 +1,205 @@
+"""`gate fit` end to end: mass-check, cross-validate, fit, choose thresholds, rewrite.
+
+Pure of I/O except reading the rules and fixture files; the CLI writes the outputs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+from dataclasses import dataclass
+
+from gate.language.errors import GateError, Problem
+
+LEXICON_ID = "learned-words"
+NO_MATCH_CANDIDATES = ("ok", "thanks", "hm", "sure")
+
+
+@dataclass
+class FitOutcome:
+    text: str  # the new rules file
+    report: dict  # what `gate fit` prints (gate.fit.report)
+
+
+def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: int = 5, seed: int = 13,
+                 l2: float = 1.0, lexicon: int | None = None, min_df: int = 3, inner: bool = True,
+                 progress=None) -> FitOutcome:
+    from gate.engine.compiler import compile_revision
+    from gate.evaluation.fixtures import fixture_files, load_fixtures
+    from gate.fit import crossval, groups, operating, rows as mass, weights as wt
+    from gate.fit.rewrite import rewrite
+    from gate.language.loader import load_revision
+
+    say = progress or (lambda message: None)
+    revision = load_revision(rules_path)
+    try:
+        with open(rules_path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as exc:  # pragma: no cover - load_revision read it a moment ago
+        raise GateError(Problem(rules_path, f"cannot read: {exc}")) from None
+    data = revision.source.data
+    classifier = compile_revision(revision)
+    if folds < 2:
+        raise GateError(Problem("--folds", f"needs at least 2 folds, got {folds}"))
+
+    files_of = {path: fixture_files([path]) for path in fixture_paths}
+    fixtures = load_fixtures(list(fixture_paths))
+    dataset_of_file = {}
+    for path, names in files_of.items():
+        for name in names:
+            dataset_of_file.setdefault(name, _dataset_name(path))
+    datasets = [dataset_of_file.get(f.file, _dataset_name(f.file)) for f in fixtures]
+    group_keys = groups.groups(fixtures)
+
+    raw_signals = data["signals"]
+    existing = next((s for s in raw_signals if "lexicon" in s["when"]), None)
+    lexicon_id = existing["id"] if existing else (LEXICON_ID if lexicon else None)
+    say(f"mass-check: {len(fixtures)} windows x {len(classifier.levels)} levels")
+    rows = mass.mass_check(classifier, fixtures, datasets, group_keys,
+                           lexicon_signal=existing["id"] if existing else None,
+                           lexicon_role=existing["role"] if existing else "user")
+    types = classifier.types
+    plan = wt.Plan(
+        types=types,
+        signals=tuple(s["id"] for s in raw_signals) + ((lexicon_id,) if lexicon_id and not existing else ()),
+        hand={s["id"]: wt.expand(s["weights"], types) for s in raw_signals},
+        fixed=frozenset(s["id"] for s in raw_signals if s.get("fit", {}).get("fixed")),
+        sign={s["id"]: s["fit"]["sign"] for s in raw_signals if "sign" in s.get("fit", {})},
+        level=revision.default_level, l2=l2, seed=seed, lexicon_id=lexicon_id,
+        lexicon_limit=lexicon or 0,
+        lexicon_terms=tuple(existing["when"]["lexicon"]["terms"]) if existing else (), min_df=min_df)
+    declared = data["flag"].get("operating_points")
+    points = declared or {lv: operating.DEFAULT_POINTS[lv] for lv in revision.levels if lv in operating.DEFAULT_POINTS}
+    missing = [lv for lv in revision.levels if lv not in points]
+    if missing:
+        raise GateError(revision.source.problem(("flag",), "flag.operating_points needs a point for level "
+                                                + ", ".join(repr(m) for m in missing)
+                                                + " (min_flag_precision or min_extract_recall)"))
+
+    say(f"cross-validation: {folds} folds over {len(set(group_keys))} groups"
+        + (", thresholds nested" if inner else ""))
+    fold_of, scored, decisions, fold_thresholds = crossval.cross_validate(rows, plan, points, folds, seed,
+                                                                         inner=inner, progress=say)
+    thresholds = {lv: operating.choose_threshold(scored[lv], points[lv]) for lv in revision.levels}
+    say("final fit on every window")
+    final = wt.train(rows, plan)
+
+    subsets = _subsets(datasets)
+    table = crossval.table(rows, decisions, subsets)
+    default = revision.default_level
+    final_scored = {lv: crossval.scored_rows(rows, final, plan, lv) for lv in revision.levels}
+    leaks = {lv: [r.fixture.id for r, s in zip(rows, final_scored[lv])
+                  if r.fixture.label == "drop" and operating.decide(s, thresholds[lv])[0] == "flag"]
+             for lv in revision.levels}
+
+    lexicon_block = None
+    if lexicon_id is not None:
+        from gate.engine.conditions.lexicon import Lexicon
+
+        matcher = Lexicon(final.terms)
+        no_match = next((c for c in NO_MATCH_CANDIDATES if not matcher.find(c)), "")
+        lexicon_block = {"id": lexicon_id, "base": final.lexicon_base, "terms": final.terms,
+                         "limit": lexicon or len(plan.lexicon_terms), "no_match": no_match}
+    digest = fixtures_digest(sorted({n for names in files_of.values() for n in names}))
+    training = sum(1 for r in rows if not r.levels[default].dropped)
+    fitted = {
+        "from": revision.policy,
+        "fixtures": {"digest": digest, "files": sum(len(v) for v in files_of.values()),
+                     "windows": len(rows), "training_windows": training},
+        "folds": folds, "groups": len(set(group_keys)), "seed": seed, "regularization": {"l2": l2},
+    }
+    if lexicon_id is not None:
+        fitted["lexicon"] = {"terms": len(final.terms), "limit": lexicon_block["limit"], "min_df": min_df}
+    fitted["thresholds"] = "chosen per operating point on cross-validated scores"
+    fitted["cv"] = {lv: {name: _compact(cell) for name, cell in by_subset.items()} for lv, by_subset in table.items()}
+    new_text = rewrite(text, revision=out_revision,
+                       signal_weights={s: w for s, w in final.signals.items() if w is not None or s in plan.fixed},
+                       thresholds=thresholds, points=None if declared else points, lexicon=lexicon_block,
+                       fitted=fitted)
+
+    check = self_check(new_text, rows, final_scored, thresholds)
+    report = {
+        "rules": rules_path, "revision": out_revision, "from_policy": revision.policy, "fitted": fitted,
+        "points": points, "thresholds": {lv: {"fitted": thresholds[lv], "hand": revision.flag_thresholds[lv],
+                                              "folds": fold_thresholds[lv]} for lv in revision.levels},
+        "cv": table, "default_level": default,
+        "signals": _signal_rows(rows, plan, final, default),
+        "lexicon": [{"term": t, "weights": w} for t, w in final.terms.items()],
+        "drop_windows_flagged": leaks, "self_check": check,
+    }
+    return FitOutcome(new_text, report)
+
+
+def _dataset_name(path: str) -> str:
+    name = os.path.basename(os.path.normpath(path))
+    return os.path.splitext(name)[0] if os.path.isfile(path) else name
+
+
+def _subsets(datasets) -> dict:
+    names = list(dict.fromkeys(datasets))
+    out = {name: [i for i, d in enumerate(datasets) if d == name] for name in names}
+    if len(names) > 2:
+        for a, b in itertools.combinations(names, 2):
+            out[f"{a} + {b}"] = [i for i, d in enumerate(datasets) if d in (a, b)]
+    if len(names) > 1:
+        out["all"] = list(range(len(datasets)))
+    return out
+
+
+def _compact(cell: dict) -> dict:
+    """{windows, metric: [fitted, hand]} for the fitted block."""
+    out = {"windows": cell["windows"]}
+    for name in cell["fitted"]:
+        out[name] = [cell["fitted"][name], cell["hand"][name]]
+    return out
+
+
+def fixtures_digest(files) -> str:
+    """sha256 of the fixture files' contents, independent of where they sit."""
+    parts = []
+    for name in files:
+        with open(name, "rb") as handle:
+            parts.append(hashlib.sha256(handle.read()).hexdigest())
+    return "sha256:" + hashlib.sha256("".join(sorted(parts)).encode()).hexdigest()[:16]
+
+
+def _signal_rows(rows, plan, final, level) -> list[dict]:
+    """SpamAssassin's hit-frequencies: how often each signal fired on knowledge and on
+    the rest of the training windows, with its hand and fitted weights."""
+    fired_extract, fired_rest = {}, {}
+    for r in rows:
+        view = r.levels[level]
+        if view.dropped:
+            continue
+        bucket = fired_extract if r.fixture.label == "extract" else fired_rest
+        for s in view.fired:
+            bucket[s] = bucket.get(s, 0) + 1
+    out = []
+    for s in plan.signals:
+        if s == plan.lexicon_id:
+            continue
+        fitted = final.signals.get(s)
+        out.append({"signal": s, "extract": fired_extract.get(s, 0), "rest": fired_rest.get(s, 0),
+                    "hand": plan.hand.get(s, {}), "fitted": plan.hand.get(s, {}) if fitted is None else fitted,
+                    "fixed": s in plan.fixed, "sign": plan.sign.get(s)})
+    return out
+
+
+def self_check(text: str, rows, scored, thresholds) -> dict:
+    """Load the written file with the unchanged loader and compiler, classify every window,
+    and count decisions that differ from what the fit computed (there must be none)."""
+    from gate.engine.compiler import compile_revision
+    from gate.fit.operating import decide
+    from gate.language.loader import load_revision
+
+    revision = load_revision("fitted.yaml", text=text, display_name="(fitted revision)")
+    classifier = compile_revision(revision)
+    differ = []
+    for level, level_scored in scored.items():
+        for row, s in zip(rows, level_scored):
+            d = classifier.classify(row.fixture.window, level)
+            if (d.action, d.type) != decide(s, thresholds[level]):
+                differ.append({"fixture": row.fixture.id, "level": level, "file": (d.action, d.type),
+                               "fit": decide(s, thresholds[level])})
+    return {"policy": revision.policy, "decisions": sum(len(v) for v in scored.values()), "differ": differ}

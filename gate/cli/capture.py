@@ -63,7 +63,7 @@ def install(editor, where, dry_run, rules_path, user_id) -> None:
     import os
 
     from gate.capture.config import render_config
-    from gate.capture.install import hook_command, plan_install, settings_path, write_plan
+    from gate.capture.install import Plan, hook_command, plan_install, settings_path, write_plan
     from gate.capture.paths import config_path
     from gate.language.errors import GateError
 
@@ -75,13 +75,18 @@ def install(editor, where, dry_run, rules_path, user_id) -> None:
     new_config = None
     if not os.path.exists(config_file):
         rules = os.path.abspath(rules_path or _newest_rules_or_fail())
-        _check_rules(rules)
         new_config = render_config(rules=rules, user_id=user_id or getpass.getuser())
+    else:
+        rules = _configured_rules(config_file)
+    # compiled once here, so the first hook of a session does not spend its timeout compiling
+    _check_rules(rules)
     if dry_run:
-        click.echo(plan.diff() if plan.changed else f"{plan.path}: gate's hooks are already there; nothing to change")
+        if plan.changed:
+            click.echo(plan.diff(), nl=False)
+        else:
+            click.echo(f"{plan.path}: gate's hooks are already there; nothing to change")
         if new_config is not None:
-            click.echo(f"--- /dev/null\n+++ {config_file}")
-            click.echo("".join("+" + line + "\n" for line in new_config.splitlines()), nl=False)
+            click.echo(Plan(config_file, "", new_config).diff(), nl=False)
         else:
             click.echo(f"{config_file}: exists; kept as it is")
         click.echo("dry run: nothing was written")
@@ -192,6 +197,16 @@ def _newest_rules_or_fail() -> str:
     from gate.cli.common import newest_rules
 
     return newest_rules()
+
+
+def _configured_rules(config_file: str) -> str:
+    from gate.capture.config import load_config
+    from gate.language.errors import GateError
+
+    try:
+        return load_config(config_file).rules
+    except GateError as exc:
+        fail(exc)
 
 
 def _check_rules(path: str) -> None:

@@ -23,6 +23,7 @@ from gate.capture.paths import private_dir
 SPOOL_FILE = "spool.sqlite3"
 SCHEMA_VERSION = 1
 STATES = ("pending", "sending", "sent", "parked")
+SHAPES_KEPT_S = 30 * 86400  # a session's recent shapes are forgotten a month after its last event
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS items (
@@ -177,6 +178,8 @@ class Spool:
                 "INSERT INTO sessions (session_id, shapes, updated_at) VALUES (?, ?, ?)"
                 " ON CONFLICT(session_id) DO UPDATE SET shapes = excluded.shapes, updated_at = excluded.updated_at",
                 (session_id, json.dumps(shapes), now))
+            # a repeat is judged against recent windows; a month-old session has none worth keeping
+            self._db.execute("DELETE FROM sessions WHERE updated_at < ?", (now - SHAPES_KEPT_S,))
         return added
 
     # -- what a flush does -------------------------------------------------------------------

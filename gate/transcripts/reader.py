@@ -69,12 +69,11 @@ def read_transcript(path, offset: int = 0, *, final: bool = False, first_line: i
 
 def _parse(raw: bytes):
     try:
-        return json.loads(raw)
+        text = raw.decode("utf-8")  # as str: json.loads would sniff the encoding of bytes first
     except UnicodeDecodeError:  # one bad byte should not cost the line
-        try:
-            return json.loads(raw.decode("utf-8", "replace"))
-        except (ValueError, RecursionError):
-            return None
+        text = raw.decode("utf-8", "replace")
+    try:
+        return json.loads(text)
     except (ValueError, RecursionError):
         return None
 

@@ -99,10 +99,9 @@ def exchanges(entries, *, final: bool = True) -> list[Exchange]:
         thread = entry.thread
         current = open_by_thread.get(thread)
         if entry.kind == CONTEXT:
-            if entry.reason in TURN_STARTING_CONTEXT and current is not None and current.replied:
-                _finish(current, done, True)
-                open_by_thread[thread] = _Open(entry)
-            elif current is None and entry.reason in TURN_STARTING_CONTEXT:
+            if entry.reason in TURN_STARTING_CONTEXT and (current is None or current.replied):
+                if current is not None:
+                    _finish(current, done, True)
                 open_by_thread[thread] = _Open(entry)
             continue
         if current is None or (entry.kind == PROMPT and current.replied and entry.reason != "queued"):

@@ -257,3 +257,19 @@ def test_the_app_id_is_the_remote_slug_from_any_clone_or_worktree(tmp_path, url,
     assert repository_id(str(main)) == slug
     assert repository_id(str(worktree / "src")) == slug
     assert repository_id(str(tmp_path / "elsewhere")) == "elsewhere"
+
+
+def test_broken_text_in_a_flagged_window_does_not_jam_the_hook(tmp_path):
+    # a lone surrogate (a cut emoji) in the person's words; the spool must take it and move on
+    home = CaptureHome(tmp_path)
+    session = ClaudeSession(seed=8)
+    decision_exchange(session, "log without emoji \ud83d from now on")
+    decision_exchange(session, "keep one changelog per package")
+    transcript = session.write(tmp_path / "session.jsonl")
+    report = home.hook(transcript, "SessionEnd", session_id="sess-\udcff")
+    assert report.error is None and report.spooled == 2
+    assert report.offset == os.path.getsize(transcript)
+    with home.spool() as spool:
+        texts = [m["content"] for item in spool.items() for m in item.messages]
+    assert any("log without emoji" in t for t in texts)
+    assert all(t.encode("utf-8") for t in texts)

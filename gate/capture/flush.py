@@ -76,7 +76,11 @@ def flush(spool: Spool, client, config: CaptureConfig, *, limit: int | None = No
             if item is None:
                 break
             handled += 1
-            outcome = _send(client, item, config)
+            try:
+                outcome = _send(client, item, config)
+            except Exception as exc:  # a bug of ours must not leave the item claimed for good
+                outcome = _Outcome(False, error=f"internal error: {type(exc).__name__}: {exc}"[:300],
+                                   counted=True, stop=True, in_doubt=True)
             if outcome.sent:
                 if _record_sent(spool, item, me.name, outcome.event_id, clock, report, echo):
                     report.sent += 1

@@ -87,10 +87,11 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
         report.error = "; ".join(str(p) for p in exc.problems)
         return
     transcript = os.path.abspath(event["transcript_path"])
-    session = event["session_id"]
+    session = _utf8(event["session_id"])
+    key = _utf8(transcript)  # the spool's name for it: a path that is not UTF-8 cannot fail a write
     repository = repository_id(event["cwd"] or os.path.dirname(transcript))
     with Spool(state, busy_timeout=1.0) as spool:
-        offset = spool.transcript_offset(transcript)
+        offset = spool.transcript_offset(key)
         try:
             followed = follow(transcript, offset, final=report.event in FINAL_EVENTS)
         except OSError as exc:
@@ -121,7 +122,8 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
             report.exchanges += 1
             if decision.action == "flag":
                 report.flagged += 1
-                item = spool_item(decision, session_id=exchange.session_id or session, repository=repository)
+                item = spool_item(decision, session_id=_utf8(exchange.session_id or session),
+                                  repository=repository)
                 if item is not None:
                     items.append(item)
             elif decision.action == "drop":
@@ -129,7 +131,7 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
             else:
                 report.skipped += 1
         report.offset = resume
-        report.spooled = spool.record(transcript=transcript, offset=resume, session_id=session,
+        report.spooled = spool.record(transcript=key, offset=resume, session_id=session,
                                       shapes=list(recent), items=items)
     if report.event == "SessionEnd" and start_flush:
         report.flush_started = start_detached_flush(state, env)
@@ -137,7 +139,7 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
 
 def spool_item(decision, *, session_id: str, repository: str) -> NewItem | None:
     """The spool's item for a flagged decision: the kept turns a person or the assistant wrote."""
-    messages = tuple({"role": m["role"], "content": m["content"]} for m in decision.payload
+    messages = tuple({"role": m["role"], "content": _utf8(m["content"])} for m in decision.payload
                      if m.get("role") in SENT_ROLES and isinstance(m.get("content"), str) and m["content"].strip())
     if not messages or not decision.type:
         return None
@@ -152,6 +154,11 @@ def content_key(scope: str, messages) -> str:
     canonical = json.dumps([scope, [[m["role"], m["content"]] for m in messages]], ensure_ascii=False,
                            separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _utf8(text: str) -> str:
+    """Text that SQLite and JSON can carry (a lone surrogate would fail every later write)."""
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def start_detached_flush(state: str, env) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 
 import pytest
 
@@ -273,3 +274,35 @@ def test_broken_text_in_a_flagged_window_does_not_jam_the_hook(tmp_path):
         texts = [m["content"] for item in spool.items() for m in item.messages]
     assert any("log without emoji" in t for t in texts)
     assert all(t.encode("utf-8") for t in texts)
+
+
+def test_two_hook_events_at_once_spool_each_window_once(tmp_path):
+    home = CaptureHome(tmp_path)
+    session = ClaudeSession(seed=9)
+    for what in ("squash every merge", "keep secrets in the vault only", "tag releases from CI only"):
+        decision_exchange(session, what)
+    transcript = session.write(tmp_path / "session.jsonl")
+    runs = [home.start_gate("hook", "claude-code", stdin=subprocess.PIPE) for _ in range(2)]
+    for run, name in zip(runs, ("Stop", "SessionEnd")):
+        run.stdin.write(home.event(transcript, name))
+        run.stdin.close()
+    assert [(r.wait(timeout=60), r.stdout.read(), r.stderr.read()) for r in runs] == [(0, "", "")] * 2
+    with home.spool() as spool:
+        assert len(spool.items()) == 3
+        # whichever finished last, the offset never went back to before the last exchange
+        assert spool.transcript_offset(str(transcript)) == os.path.getsize(transcript)
+
+
+def test_the_offset_only_moves_forward_when_another_hook_moved_it():
+    import tempfile
+
+    from gate.capture.spool import Spool
+
+    with tempfile.TemporaryDirectory() as folder, Spool(folder) as spool:
+        spool.record(transcript="/t", offset=100, session_id="s", shapes=[], items=[], read_from=0)
+        # a slower hook that also started at 0 and got less far
+        spool.record(transcript="/t", offset=60, session_id="s", shapes=[], items=[], read_from=0)
+        assert spool.transcript_offset("/t") == 100
+        # a restart (the file was cut short) read from the stored offset: it may go back
+        spool.record(transcript="/t", offset=40, session_id="s", shapes=[], items=[], read_from=100)
+        assert spool.transcript_offset("/t") == 40

@@ -131,7 +131,7 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
             else:
                 report.skipped += 1
         report.offset = resume
-        report.spooled = spool.record(transcript=key, offset=resume, session_id=session,
+        report.spooled = spool.record(transcript=key, offset=resume, read_from=offset, session_id=session,
                                       shapes=list(recent), items=items)
     if report.event == "SessionEnd" and start_flush:
         report.flush_started = start_detached_flush(state, env)

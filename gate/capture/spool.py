@@ -155,13 +155,19 @@ class Spool:
         return [s for s in shapes if isinstance(s, str)]
 
     def record(self, *, transcript: str, offset: int, session_id: str, shapes: list[str],
-               items: list[NewItem], now: float | None = None) -> int:
+               items: list[NewItem], read_from: int | None = None, now: float | None = None) -> int:
         """Store new flagged items with the transcript offset and session shapes that go with
         them, all or nothing: a failed write leaves the offset where it was, so the same
-        windows are read again next time. Returns how many items were new."""
+        windows are read again next time. Returns how many items were new.
+
+        `read_from` is the offset the caller started at: if another hook moved it meanwhile
+        (two events at once), the offset only moves forward."""
         now = time.time() if now is None else now
         added = 0
         with self._write():
+            row = self._db.execute("SELECT offset FROM transcripts WHERE path = ?", (transcript,)).fetchone()
+            if row is not None and read_from is not None and row[0] != read_from:
+                offset = max(offset, row[0])
             for item in items:
                 cursor = self._db.execute(
                     "INSERT OR IGNORE INTO items (content_key, type, policy, level, rule, shape, session_id,"

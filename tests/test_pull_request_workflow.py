@@ -250,3 +250,33 @@ def test_quiet_check_on_the_comment_data():
                   cwd=COMMENT_DATA)
     assert passed.returncode == 0
     assert passed.stdout == "gate eval --check passed: rules/v1.0.yaml (v1.0+f52878f8bc94) at balanced on 29 fixtures\n"
+
+
+def test_the_golden_comment_in_a_real_browser(tmp_path):
+    """What a reviewer sees: the comment rendered (as GitHub renders markdown tables) and
+    loaded in headless Chromium; the browser's DOM holds the three tables, rows and all."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("Chromium is not installed (.ci/run installs it)")
+    from html.parser import HTMLParser
+
+    page = tmp_path / "comment.html"
+    body = MarkdownIt("commonmark").enable("table").render(GOLDEN.read_text(encoding="utf-8"))
+    page.write_text(f"<!doctype html><meta charset=utf-8><body>{body}</body>", encoding="utf-8")
+    result = run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()], tmp_path)
+    assert result.returncode == 0, result.stderr
+
+    class Tables(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.rows = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "table":
+                self.rows.append(0)
+            elif tag == "tr":
+                self.rows[-1] += 1
+
+    dom = Tables()
+    dom.feed(result.stdout)
+    assert dom.rows == [14, 21, 4]  # header + 13 metrics, header + 20 fixtures, header + 3 rule changes

@@ -114,7 +114,7 @@ def test_bad_fixture_scores_hand_computed(tmp_path):
     assert scores["fractions"] == {
         "hard_drop_recall": [2, 3], "hard_drop_explicit": [1, 3], "hard_drop_precision": [1, 2],
         "extract_recall": [2, 4], "flag_precision": [2, 4], "exclude_suppressed_early": [1, 2],
-        "type_accuracy": [1, 2], "type_coverage": [1, 3],
+        "type_accuracy": [1, 2], "type_coverage": [2, 4], "types_produced": [1, 3],
     }
     assert scores["extract_skipped"] == 1 and scores["extract_hard_dropped"] == 1
 

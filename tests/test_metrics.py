@@ -76,8 +76,11 @@ def test_headline_ratios_hand_computed(scores):
     assert scores["exclude_suppressed_early"] == pytest.approx(2 / 3)
     # flagged extract: e1 right, e2 wrong, e3 right.
     assert scores["type_accuracy"] == pytest.approx(2 / 3)
+    # the contract's type_coverage: extract windows that got a type (e1, e2, e3) / extract windows.
+    assert scores["type_coverage"] == pytest.approx(3 / 5)
+    assert scores["fractions"]["type_coverage"] == [3, 5]
     # expected types: preference, decision, convention, insight; produced right: preference, decision.
-    assert scores["type_coverage"] == pytest.approx(2 / 4)
+    assert scores["types_produced"] == pytest.approx(2 / 4)
     assert scores["drop_leaked"] == 1 and scores["drop_held_by_luck"] == 1 and scores["errors"] == 0
 
 
@@ -169,7 +172,7 @@ def test_empty_classes_are_not_measured_never_one_or_zero():
     results = [res("skip"), res("skip")]
     scores = metrics.score(fixtures, results)
     for name in ("hard_drop_recall", "hard_drop_explicit", "hard_drop_precision", "extract_recall",
-                 "flag_precision", "type_accuracy", "type_coverage"):
+                 "flag_precision", "type_accuracy", "type_coverage", "types_produced"):
         assert scores[name] is None, name
         assert scores["fractions"][name][1] == 0
     assert scores["exclude_suppressed_early"] == 1.0
@@ -188,6 +191,7 @@ def test_extract_never_flagged_is_a_measured_zero_but_accuracy_is_unmeasured():
     scores = metrics.score(fixtures, [res("skip"), res("skip")])
     assert scores["extract_recall"] == 0.0
     assert scores["type_coverage"] == 0.0
+    assert scores["types_produced"] == 0.0
     assert scores["type_accuracy"] is None
     assert scores["flag_precision"] is None
 
@@ -257,7 +261,8 @@ def test_scores_from_the_real_classifier(tmp_path):
     assert scores["hard_drop_explicit"] == 0.5
     assert scores["extract_recall"] == pytest.approx(2 / 3)
     assert scores["type_accuracy"] == 1.0
-    assert scores["type_coverage"] == 0.5
+    assert scores["type_coverage"] == pytest.approx(2 / 3)  # pref and mixed got a type; dec was skipped
+    assert scores["types_produced"] == 0.5
     assert scores["per_rule"]["heartbeat"]["stripped"] == {"drop": 1, "exclude": 0, "extract": 1}
     assert scores["per_signal"]["prefer"]["fired_extract"] == 2
 

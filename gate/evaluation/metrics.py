@@ -16,7 +16,10 @@ contains noise too, but only until someone adds a flag rule that matches it.
   extract_hard_dropped      extract fixtures dropped (count: a drop rule is too greedy)
   exclude_suppressed_early  exclude fixtures not sent / exclude fixtures
   type_accuracy             flagged extract fixtures of the right type / flagged extract fixtures
-  type_coverage             expected types the gate produced correctly at least
+  type_coverage             extract fixtures that received a type at all / extract
+                            fixtures (the contract's definition: typed / extract
+                            windows; offline, a flagged window always has a type)
+  types_produced            expected types the gate produced correctly at least
                             once / types the extract fixtures expect (a gate
                             that types everything 'decision' scores 1 of 5)
 
@@ -43,7 +46,8 @@ MISS_OUTCOMES = ("hard_dropped", "skipped", "leaked", "mistyped")  # in the orde
 
 # Metrics that can carry a floor offline; other threshold keys (live_*) are scored by `--live`.
 OFFLINE_RATIOS = ("hard_drop_recall", "hard_drop_explicit", "hard_drop_precision", "extract_recall",
-                  "flag_precision", "exclude_suppressed_early", "type_accuracy", "type_coverage")
+                  "flag_precision", "exclude_suppressed_early", "type_accuracy", "type_coverage",
+                  "types_produced")
 # Thresholds named audit_* are ceilings on a stored corpus (`gate audit --check`), not fixture metrics.
 AUDIT_THRESHOLD_PREFIX = "audit_"
 COUNTS = ("extract_skipped", "extract_hard_dropped", "drop_leaked", "drop_held_by_luck", "errors")
@@ -96,6 +100,7 @@ def score(fixtures, results, rules=()) -> dict:
     and +1 otherwise.
     """
     confusion = {label: dict.fromkeys(ACTIONS, 0) for label in LABELS}
+    typed = 0  # extract fixtures that received a type
     type_stats: dict[str, dict] = {}
     predicted = Counter()
     per_rule: dict[str, dict] = {}
@@ -124,6 +129,7 @@ def score(fixtures, results, rules=()) -> dict:
                                                            "mistyped_as": Counter()}
             stats["fixtures"] += 1
             if action == "flag":
+                typed += result.type is not None
                 stats["flagged"] += 1
                 if name == "flagged":
                     stats["right"] += 1
@@ -173,7 +179,7 @@ def score(fixtures, results, rules=()) -> dict:
             if action == "flag" and result.rule in per_signal:
                 per_signal[result.rule]["decided"] += 1
 
-    return _assemble(confusion, type_stats, predicted, per_rule, per_signal, per_tag, seen, errors)
+    return _assemble(confusion, type_stats, predicted, per_rule, per_signal, per_tag, seen, errors, typed)
 
 
 def _rule_row(kind, scope, active) -> dict:
@@ -186,7 +192,7 @@ def _signal_row(active, sign) -> dict:
     return {"active": active, "sign": sign, "decided": 0, "fired_extract": 0, "fired_rest": 0}
 
 
-def _assemble(confusion, type_stats, predicted, per_rule, per_signal, per_tag, seen, errors) -> dict:
+def _assemble(confusion, type_stats, predicted, per_rule, per_signal, per_tag, seen, errors, typed) -> dict:
     n = {label: sum(confusion[label].values()) for label in LABELS}
     dropped = sum(confusion[label]["drop"] for label in LABELS)
     flagged = sum(confusion[label]["flag"] for label in LABELS)
@@ -202,7 +208,8 @@ def _assemble(confusion, type_stats, predicted, per_rule, per_signal, per_tag, s
         "flag_precision": (confusion["extract"]["flag"], flagged),
         "exclude_suppressed_early": (n["exclude"] - confusion["exclude"]["flag"], n["exclude"]),
         "type_accuracy": (typed_right, confusion["extract"]["flag"]),
-        "type_coverage": (len(types_produced), len(types_expected)),
+        "type_coverage": (typed, n["extract"]),
+        "types_produced": (len(types_produced), len(types_expected)),
     }
     scores = {name: ratio(*fractions[name]) for name in OFFLINE_RATIOS}
     scores.update({

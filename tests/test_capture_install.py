@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 from capturekit import CaptureHome
 
@@ -45,6 +46,9 @@ def test_install_merges_keeps_the_rest_and_is_idempotent(tmp_path):
     for event in ("Stop", "PreCompact", "SessionEnd"):
         assert len(entries[event]) == 1
         assert entries[event][0]["type"] == "command" and entries[event][0]["timeout"] == 5
+    beside = os.path.join(os.path.dirname(sys.executable), "gate")
+    if os.path.isfile(beside):  # the gate of the environment that ran the install, not one on PATH
+        assert entries["Stop"][0]["command"] == f"{beside} hook claude-code"
     assert settings_file.read_text().startswith('{\n    "model"')  # their indentation kept
     backups = [n for n in _files(claude) if n.startswith("settings.json.bak-")]
     assert len(backups) == 1 and (claude / backups[0]).read_text() == before

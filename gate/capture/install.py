@@ -50,9 +50,19 @@ def settings_path(*, project: bool, cwd: str, home: str | None = None) -> str:
 
 
 def hook_command(executable: str | None = None) -> str:
-    """The command Claude Code runs: this gate, by absolute path (the editor's PATH may not have it)."""
-    exe = executable or shutil.which("gate") or os.path.abspath(sys.argv[0])
-    return " ".join([shlex.quote(exe), *HOOK_ARGS])
+    """The command Claude Code runs: this gate, by absolute path (the editor's PATH may not have
+    it, and a `gate` found on PATH may belong to another environment)."""
+    return " ".join([shlex.quote(executable or _this_gate()), *HOOK_ARGS])
+
+
+def _this_gate() -> str:
+    running = sys.argv[0] if sys.argv else ""
+    if os.path.basename(running).startswith("gate") and os.path.isfile(running):
+        return os.path.abspath(running)
+    beside = os.path.join(os.path.dirname(sys.executable), "gate")  # the script of this environment
+    if os.path.isfile(beside):
+        return beside
+    return shutil.which("gate") or "gate"
 
 
 def is_gate_hook(entry) -> bool:

@@ -185,6 +185,31 @@ def test_the_comment_step_diffs_every_changed_revision_into_one_comment(tmp_path
     assert sum(t.type == "table_open" for t in tokens) >= 2
 
 
+def test_a_pull_request_that_only_adds_fixtures(tmp_path):
+    """The lint step lints the newest revision; the comment is its scorecard on the new fixtures."""
+    repo = tmp_path / "rules-repo"
+    base = init_repository(repo)
+    (repo / "fixtures" / "ours.yaml").write_text(
+        "# yaml-language-server: $schema=../schemas/fixtures.schema.json\n"
+        "- id: ours-decision-retries\n"
+        "  window: [{role: user, content: \"we decided the importer retries 3 times, then parks the file\"}]\n"
+        "  label: extract\n  expect_type: decision\n"
+        "  note: A team decision about retries; stored, nobody argues it again.\n")
+    git("add", "-A", cwd=repo)
+    git("commit", "-q", "-m", "a fixture of ours", cwd=repo)
+    for name in ("Lint the newest revision and every changed one",
+                 "Diff every changed revision against the base branch"):
+        script = tmp_path / "step.sh"
+        script.write_text(_step(name)["run"])
+        result = run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], repo, BASE_SHA=base)
+        assert result.returncode == 0, (name, result.stdout + result.stderr)
+        if name.startswith("Lint"):
+            assert result.stdout == "rules/v1.0.yaml: ok\n"
+    comment = (repo / "gate-comment.md").read_text()
+    assert comment.startswith("<!-- gate-pull-request-comment -->\n### gate eval: `rules/v1.0.yaml`")
+    assert "21 fixtures scored of 21" in comment
+
+
 def test_the_comment_is_posted_once_and_updated_after(tmp_path):
     """The posting step finds its earlier comment by the marker the diff step writes."""
     post = _step("Post the comment, or update the one posted before")

@@ -34,6 +34,8 @@ sys.path.insert(0, ROOT)
 from corpus import corpus  # noqa: E402
 from speed import gate_command, newest_rules  # noqa: E402
 
+from gate.transcripts.usertext import split_person_text  # noqa: E402
+
 PER_SESSION = 100  # exchanges in one session file
 COMMANDS = ("pytest -q", "kubectl get pods -n {svc}", "git log --oneline -5", "rg -n TODO src", "make build",
             "docker compose ps", "npm run lint", "terraform plan")
@@ -63,6 +65,8 @@ def _exchange(window, rng) -> tuple[str, list[str], list[str]]:
             replies.append(text)
     if not replies:  # every exchange gets a reply, or the next prompt would join it (one window, not two)
         replies.append(rng.choice(("Done.", "Ran it; see the output above.", "Fixed, tests pass.", "On it.")))
+    if prompt is not None and not split_person_text(prompt)[0]:  # editor-written text: no prompt
+        prompt = None
     return prompt or rng.choice(("go on", "ok, continue", "run it", "what failed?")), replies, outputs
 
 
@@ -156,13 +160,13 @@ def write_archive(folder: str, windows: int, seed: int) -> list[str]:
 
 
 def windows_as_jsonl(paths, target: str) -> tuple[int, float]:
-    """The archive's windows as the reader builds them, one JSON line each; (count, seconds to read)."""
+    """The archive's windows as the reader builds them, one JSON line each; (count, CPU seconds to read)."""
     from gate.transcripts import exchanges, read_transcript
 
-    count, started, found = 0, time.perf_counter(), []
+    count, started, found = 0, time.process_time(), []
     for path in paths:
         found.extend(e.window for e in exchanges(read_transcript(path, final=True).entries))
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     with open(target, "w", encoding="utf-8") as handle:
         for window in found:
             handle.write(json.dumps(window, ensure_ascii=False) + "\n")
@@ -215,7 +219,7 @@ def main(argv=None) -> int:
         c_wall, r_wall = statistics.median(x[0] for x in classify), statistics.median(x[0] for x in replay)
         print(f"archive: {len(paths)} session files, {size / 1e6:.1f} MB, {count:,} windows "
               f"(windows.jsonl {os.path.getsize(jsonl) / 1e6:.1f} MB); rules {os.path.relpath(rules, ROOT)}")
-        print(f"reading and windowing the archive alone: {read_seconds:.2f} s ({count / read_seconds:,.0f} windows/s)")
+        print(f"reading and windowing the archive alone: {read_seconds:.2f} s CPU ({count / read_seconds:,.0f} windows/s)")
         print(f"{'command':<30} {'CPU s':>7} {'windows/s':>10} {'wall s':>7}   CPU s per run")
         for name, cpu, wall, runs in (("gate classify windows.jsonl", c_cpu, c_wall, classify),
                                       ("gate replay ARCHIVE", r_cpu, r_wall, replay)):

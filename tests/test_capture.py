@@ -67,6 +67,7 @@ def test_a_scripted_session_ends_with_the_flagged_windows_on_the_platform(tmp_pa
 
         adds = sent_adds(emu)
         assert len(adds) == 3
+        assert len(emu.writes_seen()) == 3  # and no other write of any kind
         policy = _policy(home)
         by_type = {}
         for body in adds:

@@ -107,13 +107,13 @@ def test_429s_are_retried_and_each_item_lands_once(tmp_path):
 def test_a_flush_killed_mid_send_loses_nothing_and_duplicates_at_most_the_item_in_flight(tmp_path):
     home = CaptureHome(tmp_path)
     _spooled(home, tmp_path, 6)
-    with emulator(slow_ms=400, delay_ms=5) as emu:
+    with emulator(slow_ms=700, delay_ms=5) as emu:
         home.write_config(emu.url)
         flush = home.start_gate("flush")
         deadline = time.monotonic() + 20
         while len(sent_adds(emu)) < 2 and time.monotonic() < deadline:
             time.sleep(0.02)
-        time.sleep(0.1)  # inside the second request: the platform will take it, the spool will not know
+        time.sleep(0.15)  # inside the second request: the platform will take it, the spool will not know
         os.kill(flush.pid, signal.SIGKILL)
         flush.wait()
         with home.spool() as spool:
@@ -125,19 +125,19 @@ def test_a_flush_killed_mid_send_loses_nothing_and_duplicates_at_most_the_item_i
         keys = _keys_sent(emu)
         time.sleep(0.3)  # let the killed request's handler finish storing
     assert len(keys) == 6  # nothing lost
-    twice = [k for k, n in keys.items() if n > 1]
-    assert len(twice) == 1 and max(keys.values()) == 2  # the one in flight, once more
     with home.spool() as spool:
         items = spool.items()
     assert all(i.state == "sent" for i in items)
     resent = [i.content_key for i in items if i.resends]
-    assert resent == twice  # the one the platform took while the flush died, and the spool says so
+    assert len(resent) == 1  # the item in flight when the flush died, and the spool says so
+    twice = [k for k, n in keys.items() if n > 1]
+    assert set(twice) <= set(resent) and max(keys.values()) <= 2  # only it, and only once more
 
 
 def test_two_flushes_at_once_send_each_item_once(tmp_path):
     home = CaptureHome(tmp_path)
     _spooled(home, tmp_path, 12)
-    with emulator(slow_ms=150, delay_ms=5) as emu:
+    with emulator(slow_ms=250, delay_ms=5) as emu:
         home.write_config(emu.url)
         flushes = [home.start_gate("flush") for _ in range(2)]
         outputs = [f.communicate(timeout=60) for f in flushes]

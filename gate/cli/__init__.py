@@ -17,15 +17,16 @@ def main() -> None:
 
 
 def _register() -> None:
-    from gate.cli import audit, bench, capture, classify, evaluation, fit, init, live, rules
+    from gate.cli import audit, bench, capture, classify, evaluation, fit, init, live, replay, rules
 
     commands = [
         rules.lint, classify.classify, rules.hash_, rules.policy,
         evaluation.eval_, evaluation.diff, evaluation.fixtures,
         live.emulator, live.apply, live.rescore,
-        fit.fit,
         audit.audit,
         bench.bench, bench.bench_replay,
+        fit.fit,
+        replay.replay,
         init.init,
         capture.hook, capture.flush, capture.spool,
     ]

@@ -13,6 +13,9 @@ _FORMATS = click.Choice(["text", "json", "markdown"])
 @click.argument("rules_path", type=click.Path())
 @click.option("--fixtures", "fixture_paths", multiple=True, type=click.Path(),
               help="Fixture file or folder; repeat for several (default: fixtures/).")
+@click.option("--recall-only", "recall_only", multiple=True, type=click.Path(),
+              help="Fixtures also fitted and cross-validated, whose flags count toward a level's recall but "
+                   "not its precision (where the platform's instructions filter what is sent); repeatable.")
 @click.option("--out", "out_path", type=click.Path(), help="Write the fitted revision here (default: report only).")
 @click.option("--revision", "revision_name", help="Name of the new revision (default: from --out, e.g. v2.5).")
 @click.option("--folds", type=click.IntRange(2, 50), default=5, show_default=True,
@@ -27,7 +30,7 @@ _FORMATS = click.Choice(["text", "json", "markdown"])
 @click.option("--report", "report_path", type=click.Path(), help="Also write the JSON report here.")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-def fit(rules_path, fixture_paths, out_path, revision_name, folds, seed, lexicon, l2, min_df, report_path, fmt,
+def fit(rules_path, fixture_paths, recall_only, out_path, revision_name, folds, seed, lexicon, l2, min_df, report_path, fmt,
         quiet) -> None:
     """Fit RULES' signal weights to labeled fixtures; write a new revision with --out.
 
@@ -55,7 +58,8 @@ def fit(rules_path, fixture_paths, out_path, revision_name, folds, seed, lexicon
     progress = None if quiet else (lambda message: click.echo(f"gate fit: {message}", err=True))
     try:
         outcome = fit_revision(rules_path, list(fixture_paths) or ["fixtures"], out_revision=name or "fitted",
-                               folds=folds, seed=seed, l2=l2, lexicon=lexicon, min_df=min_df, progress=progress)
+                               folds=folds, seed=seed, l2=l2, lexicon=lexicon, min_df=min_df,
+                               recall_only=list(recall_only), progress=progress)
     except GateError as exc:
         fail(exc)
     if out_path:

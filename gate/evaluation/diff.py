@@ -19,6 +19,7 @@ import json
 from gate.evaluation import metrics
 from gate.language.errors import GateError, Problem
 from gate.language.patterns import REFERENCE
+from gate.language.model import ALL_TYPES_KEY, DURABLE_TYPES
 
 CLASSES = ("none", "patch", "minor", "breaking")
 RULE_LISTS = (("drop_rules", "rule"), ("signals", "signal"))
@@ -244,6 +245,8 @@ def _structural(old, new, old_levels, new_levels):
     # A weight that shrinks toward 0 (or flips sign) does less of what it did, whether
     # it boosted a type or suppressed it; one that grows does more of it.
     old_w, new_w = old.get("weights") or {}, new.get("weights") or {}
+    if (ALL_TYPES_KEY in old_w) != (ALL_TYPES_KEY in new_w):  # compare per type (a fit writes every type)
+        old_w, new_w = _per_type(old_w), _per_type(new_w)
     for type_name in sorted(old_w.keys() | new_w.keys()):
         a, b = old_w.get(type_name, 0), new_w.get(type_name, 0)
         if a == b:
@@ -257,6 +260,12 @@ def _structural(old, new, old_levels, new_levels):
     if old.get("unless") != new.get("unless"):
         notes.append("`unless` changed")
     return less, more, notes
+
+
+def _per_type(weights: dict) -> dict:
+    """A signal's weights with `all_types` spread over every durable type."""
+    spread = weights.get(ALL_TYPES_KEY, 0)
+    return {t: weights.get(t, 0) + spread for t in DURABLE_TYPES if weights.get(t, 0) + spread}
 
 
 def _table_changes(table, old, new) -> list[dict]:

@@ -24,10 +24,10 @@ def scored_rows(rows, weights, plan, level) -> list:
     for row in rows:
         view = row.levels[level]
         if view.dropped:
-            out.append(Scored(row.target, True, False, None, 0.0))
+            out.append(Scored(row.target, True, False, None, 0.0, row.judged))
             continue
         fired, best, value = score(contributions(view, weights, plan, lexicon), plan.types)
-        out.append(Scored(row.target, False, fired, best, value))
+        out.append(Scored(row.target, False, fired, best, value, row.judged))
     return out
 
 

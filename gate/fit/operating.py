@@ -4,7 +4,10 @@ scores, as the loosest one that keeps its promise.
   min_flag_precision: p   the lowest threshold whose flag precision is >= p (most recall)
   min_extract_recall: r   the highest threshold whose extract recall is >= r (most precision)
 
-A promise no threshold keeps gets the threshold that comes closest. Weights have two
+A promise no threshold keeps gets the threshold that comes closest. Windows of a
+--recall-only set count toward recall only: where the platform's instructions are the
+designated filter (long real exchanges), the local half must not lose knowledge, and
+its flags there are not held against a level's precision. Weights have two
 decimals, so every score is a multiple of 0.01; a threshold sits half a step below the
 score it admits (x.xx5), where no sum's rounding can put a score on the wrong side.
 """
@@ -20,7 +23,8 @@ DEFAULT_POINTS = {"conservative": {"min_flag_precision": 0.97}, "balanced": {"mi
 NEVER = 1e9  # a threshold no score reaches: flag nothing
 
 # One row's scored outcome at one level: what the fit's threshold search needs.
-Scored = namedtuple("Scored", "target dropped fired best score")
+# `judged`: whether its flag counts toward precision (False for --recall-only sets).
+Scored = namedtuple("Scored", "target dropped fired best score judged", defaults=(True,))
 Result = namedtuple("Result", "action type rule trace error")  # what gate.evaluation.metrics.score reads
 
 
@@ -40,6 +44,7 @@ def choose_threshold(scored, point: dict) -> float:
     """The threshold that keeps `point` on these scored rows (see the module's note)."""
     extract = sum(1 for s in scored if s.target != NONE)
     flaggable = sorted({round(s.score, 2) for s in scored if not s.dropped and s.fired}, reverse=True)
+    extract_judged = 0
     # Walk thresholds from strict to loose, counting what each admits.
     by_score = {}
     for s in scored:
@@ -49,9 +54,13 @@ def choose_threshold(scored, point: dict) -> float:
     flagged = right = 0
     for value in flaggable:
         for s in by_score[value]:
-            flagged += 1
-            right += s.target != NONE
-        candidates.append((round(value - 0.005, 3), right / flagged, right / extract if extract else 0.0))
+            if s.target != NONE:
+                extract_judged += 1  # recall counts every extract window
+            if s.judged:
+                flagged += 1
+                right += s.target != NONE
+        candidates.append((round(value - 0.005, 3), right / flagged if flagged else 1.0,
+                           extract_judged / extract if extract else 0.0))
     if not candidates:
         return NEVER
     if "min_flag_precision" in point:

@@ -33,10 +33,11 @@ class Row:
     group: str  # its cross-validation group (gate.fit.groups)
     target: str  # NONE or the expected memory type
     levels: dict  # level -> LevelView
+    judged: bool = True  # its flags count toward an operating point's precision (not --recall-only)
 
 
 def mass_check(classifier, fixtures, datasets, group_keys, *, lexicon_signal: str | None = None,
-               lexicon_role: str = "user") -> list[Row]:
+               lexicon_role: str = "user", recall_only=frozenset()) -> list[Row]:
     """One Row per fixture; `lexicon_signal` is the id of an existing lexicon signal,
     whose firing the fit recomputes from its own terms."""
     rows = []
@@ -50,7 +51,7 @@ def mass_check(classifier, fixtures, datasets, group_keys, *, lexicon_signal: st
             fired = tuple(s for s in fired if s != lexicon_signal) if not dropped else ()
             views[level] = LevelView(dropped, fired, text, (decision.action, decision.type))
         target = fixture.expect_type if fixture.label == "extract" and fixture.expect_type else NONE
-        rows.append(Row(fixture, dataset, group, target, views))
+        rows.append(Row(fixture, dataset, group, target, views, dataset not in recall_only))
     return rows
 
 

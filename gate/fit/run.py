@@ -24,7 +24,9 @@ class FitOutcome:
 
 def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: int = 5, seed: int = 13,
                  l2: float = 1.0, lexicon: int | None = None, min_df: int = 3, inner: bool = True,
-                 progress=None) -> FitOutcome:
+                 recall_only=(), progress=None) -> FitOutcome:
+    """`fixture_paths` are fitted and cross-validated; those also in `recall_only` count
+    toward an operating point's recall but not its precision."""
     from gate.engine.compiler import compile_revision
     from gate.evaluation.fixtures import fixture_files, load_fixtures
     from gate.fit import crossval, groups, operating, rows as mass, weights as wt
@@ -43,6 +45,7 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     if folds < 2:
         raise GateError(Problem("--folds", f"needs at least 2 folds, got {folds}"))
 
+    fixture_paths = list(dict.fromkeys(list(fixture_paths) + list(recall_only)))
     files_of = {path: fixture_files([path]) for path in fixture_paths}
     fixtures = load_fixtures(list(fixture_paths))
     dataset_of_file = {}
@@ -51,6 +54,9 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
             dataset_of_file.setdefault(name, _dataset_name(path))
     datasets = [dataset_of_file.get(f.file, _dataset_name(f.file)) for f in fixtures]
     group_keys = groups.groups(fixtures)
+    if len(set(group_keys)) < 2:
+        raise GateError(Problem(str(fixture_paths[0]), "cross-validation needs windows from two sources or more "
+                                "(fixture files, or sources named in notes) that are not near-duplicates"))
 
     raw_signals = data["signals"]
     existing = next((s for s in raw_signals if "lexicon" in s["when"]), None)
@@ -58,7 +64,8 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     say(f"mass-check: {len(fixtures)} windows x {len(classifier.levels)} levels")
     rows = mass.mass_check(classifier, fixtures, datasets, group_keys,
                            lexicon_signal=existing["id"] if existing else None,
-                           lexicon_role=existing["role"] if existing else "user")
+                           lexicon_role=existing["role"] if existing else "user",
+                           recall_only=frozenset(_dataset_name(p) for p in recall_only))
     types = classifier.types
     plan = wt.Plan(
         types=types,
@@ -94,7 +101,7 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
              for lv in revision.levels}
 
     lexicon_block = None
-    if lexicon_id is not None:
+    if lexicon_id is not None and (existing or final.terms):  # a new lexicon without terms is not written
         from gate.engine.conditions.lexicon import Lexicon
 
         matcher = Lexicon(final.terms)
@@ -109,6 +116,8 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
                      "windows": len(rows), "training_windows": training},
         "folds": folds, "groups": len(set(group_keys)), "seed": seed, "regularization": {"l2": l2},
     }
+    if recall_only:
+        fitted["recall_only"] = sorted(_dataset_name(p) for p in recall_only)
     if lexicon_id is not None:
         fitted["lexicon"] = {"terms": len(final.terms), "limit": lexicon_block["limit"], "min_df": min_df}
     fitted["thresholds"] = "chosen per operating point on cross-validated scores"

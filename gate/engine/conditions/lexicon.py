@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from gate.language.model import ALL_TYPES_KEY, DURABLE_TYPES
+
 try:
     import ahocorasick as _ahocorasick
 except ImportError:  # pragma: no cover - the package is a dependency; this keeps gate working without it
@@ -114,9 +116,12 @@ class Lexicon:
         return weigh
 
     def _explain(self, hits, totals) -> str:
-        """'decision+1.4 insight-0.2: switched, instead': each type's total, largest
-        first, and the terms that weighed most toward the first."""
-        shown = sorted(((round(v, 2), k) for k, v in totals.items() if round(v, 2)), key=lambda p: -p[0])
+        """'decision+1.4 insight-0.2: switched, instead': each type's total (all_types
+        spread over the types), largest first, and the terms that weighed most toward the first."""
+        spread = totals.get(ALL_TYPES_KEY, 0.0)
+        effective = {t: totals.get(t, 0.0) + spread for t in DURABLE_TYPES}
+        effective.update((t, v + spread) for t, v in totals.items() if t not in effective and t != ALL_TYPES_KEY)
+        shown = sorted(((round(v, 2), k) for k, v in effective.items() if round(v, 2)), key=lambda p: -p[0])
         if not shown:
             return "+0"
         lead = shown[0][1]

@@ -1,0 +1,182 @@
+"""gate fit: determinism, the round trip, sign and fixed controls, grouped folds, and
+that the hook path never imports the fitting library. Tiny corpora: a few seconds."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("sklearn")
+
+from click.testing import CliRunner  # noqa: E402
+
+from fitkit import HEADER, rules_text, write_corpus  # noqa: E402
+from gate.cli import main  # noqa: E402
+from gate.evaluation.fixtures import Fixture  # noqa: E402
+from gate.fit.groups import assign_folds, groups  # noqa: E402
+from gate.fit.run import fit_revision  # noqa: E402
+from gate.language.loader import load_revision  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fit")
+    (root / "rules.yaml").write_text(rules_text(), encoding="utf-8")
+    write_corpus(root / "fixtures")
+    return root
+
+
+@pytest.fixture(scope="module")
+def fitted(workspace):
+    """One CLI run: the written revision and the JSON report."""
+    out = workspace / "v2.yaml"
+    result = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures", str(workspace / "fixtures"),
+                                       "--out", str(out), "--folds", "3", "--lexicon", "8", "--min-df", "2",
+                                       "--report", str(workspace / "fit.json"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return out.read_text(encoding="utf-8"), json.loads((workspace / "fit.json").read_text()), result.output
+
+
+def test_same_inputs_give_byte_identical_output(workspace, fitted):
+    again = fit_revision(str(workspace / "rules.yaml"), [str(workspace / "fixtures")], out_revision="v2", folds=3,
+                         lexicon=8, min_df=2)
+    assert again.text == fitted[0]
+
+
+def test_the_written_file_keeps_comments_and_changes_only_weights_and_thresholds(workspace, fitted):
+    old_text, (new_text, report, _) = (workspace / "rules.yaml").read_text(), fitted
+    assert new_text.startswith(HEADER)
+    assert "default_level: balanced  # the level hooks use" in new_text
+    old, new = yaml.safe_load(old_text), yaml.safe_load(new_text)
+    lexicon = new["signals"].pop()  # the fit appends the lexicon signal at the end
+    assert lexicon["id"] == "learned-words" and "lexicon" in lexicon["when"]
+    assert 0 < len(lexicon["when"]["lexicon"]["terms"]) <= 8
+    assert new["revision"] == "v2" and "fitted" in new
+    for doc in (old, new):
+        doc.pop("revision"), doc.pop("fitted", None), doc["flag"].pop("operating_points", None)
+        doc["flag"].pop("thresholds")
+        for s in doc["signals"]:
+            s.pop("weights")
+    assert old == new  # descriptions, examples, drop rules, patterns: untouched
+    for weights in [s["weights"] for s in yaml.safe_load(new_text)["signals"]]:
+        assert all(round(v, 2) == v for v in weights.values())  # two decimals, a readable diff
+
+
+def test_the_fitted_file_loads_in_the_interpreter_and_decides_as_the_fit_computed(fitted):
+    text, report, _ = fitted
+    revision = load_revision("v2.yaml", text=text)
+    assert revision.policy.startswith("v2+")
+    check = report["self_check"]
+    assert check["decisions"] == 3 * 48 and check["differ"] == []
+
+
+def test_fitted_block_and_report_show_cross_validated_scores_beside_hand_weights(fitted):
+    text, report, output = fitted
+    block = yaml.safe_load(text)["fitted"]
+    assert block["folds"] == 3 and block["seed"] == 13 and block["regularization"] == {"l2": 1.0}
+    assert block["fixtures"]["windows"] == 48 and block["fixtures"]["digest"].startswith("sha256:")
+    assert block["fixtures"]["training_windows"] == 40  # the 8 heartbeats a drop rule removes are not rows
+    cell = block["cv"]["balanced"]["fixtures"]
+    assert set(cell) >= {"windows", "extract_recall", "flag_precision", "type_accuracy"}
+    assert len(cell["extract_recall"]) == 2  # [fitted, hand]
+    assert "cross-validated, fitted / hand weights" in output
+    assert set(report["thresholds"]) == {"conservative", "balanced", "aggressive"}
+    written = yaml.safe_load(text)["flag"]["thresholds"]
+    assert written == {lv: t["fitted"] for lv, t in report["thresholds"].items()}
+
+
+def test_sign_and_fixed_controls_hold(fitted):
+    signals = {s["id"]: s for s in yaml.safe_load(fitted[0])["signals"]}
+    # 'because' fires only on knowledge here, so a free fit makes it positive; its sign holds it at or below 0
+    assert all(w <= 0 for w in signals["because"]["weights"].values())
+    assert signals["long-statement"]["weights"] == {"all_types": 1}  # fixed: the hand weight, as written
+
+
+def test_without_the_sign_control_the_same_signal_turns_positive(workspace):
+    path = workspace / "free.yaml"
+    path.write_text(rules_text(negative_because=False), encoding="utf-8")
+    outcome = fit_revision(str(path), [str(workspace / "fixtures")], out_revision="free", folds=3)
+    because = next(s for s in yaml.safe_load(outcome.text)["signals"] if s["id"] == "because")
+    assert max(because["weights"].values()) > 0  # so the test above measures the control, not the data
+
+
+def test_gate_diff_shows_the_weight_changes_per_signal(workspace, fitted):
+    (workspace / "v2.yaml").write_text(fitted[0], encoding="utf-8")
+    result = CliRunner().invoke(main, ["diff", str(workspace / "rules.yaml"), str(workspace / "v2.yaml"),
+                                       "--fixtures", str(workspace / "fixtures")])
+    assert "prefer: signal: weight" in result.output
+    assert "learned-words" in result.output
+
+
+def test_out_must_not_overwrite_the_revision_it_starts_from(workspace):
+    rules = str(workspace / "rules.yaml")
+    result = CliRunner().invoke(main, ["fit", rules, "--out", rules, "--fixtures", str(workspace / "fixtures")])
+    assert result.exit_code == 2
+    assert "--out must be a new file" in result.output
+    assert (workspace / "rules.yaml").read_text() == rules_text()
+
+
+def _fixture(id, text, note="", file="a.yaml"):
+    return Fixture(id, [{"role": "user", "content": text}], "drop", None, note, file=file)
+
+
+def test_folds_never_split_a_near_duplicate_cluster_or_a_source():
+    fixtures = [
+        _fixture("hb1", "Epoch 3/10 loss 0.412 ETA 5m12s step 3000", file="one.yaml"),
+        _fixture("hb2", "Epoch 7/10 loss 0.287 ETA 1m40s step 7000", file="two.yaml"),  # numbers changed only
+        _fixture("w1", "we keep every migration reversible and reviewed by two people before merge", file="three.yaml"),
+        _fixture("w2", "we keep every migration reversible and reviewed by two people before a merge", file="four.yaml"),
+        _fixture("s1", "a", note="(exchange 1 of sessions/abc-1.jsonl)", file="sessions.yaml"),
+        _fixture("s2", "b", note="(exchange 5 of sessions/abc-1.jsonl)", file="sessions.yaml"),
+        _fixture("s3", "c", note="(exchange 2 of sessions/xyz-9.jsonl)", file="sessions.yaml"),
+        _fixture("r1", "d", note="(adapted from github.com/org/repo/blob/HEAD/CLAUDE.md)", file="rw.yaml"),
+        _fixture("r2", "e", note="(adapted from github.com/org/repo/issues/12)", file="rw.yaml"),
+    ]
+    fixtures += [_fixture(f"x{i}", f"unrelated window number {i} about topic {'abcdefghij'[i]}", file=f"x{i}.yaml")
+                 for i in range(10)]
+    keys = groups(fixtures)
+    by_id = dict(zip((f.id for f in fixtures), keys))
+    assert by_id["hb1"] == by_id["hb2"] and by_id["w1"] == by_id["w2"]
+    assert by_id["s1"] == by_id["s2"] != by_id["s3"]  # one session file, not one fixture file
+    assert by_id["r1"] == by_id["r2"]  # one public source
+    for k in (2, 3, 5):
+        folds = dict(zip(keys, assign_folds(keys, k, seed=13)))
+        assert len(folds) == len(set(keys))  # every key maps to exactly one fold
+        fold_of = assign_folds(keys, k, seed=13)
+        for a, b in (("hb1", "hb2"), ("w1", "w2"), ("s1", "s2"), ("r1", "r2")):
+            ia, ib = [f.id for f in fixtures].index(a), [f.id for f in fixtures].index(b)
+            assert fold_of[ia] == fold_of[ib]
+        assert fold_of == assign_folds(keys, k, seed=13)  # deterministic
+
+
+_PROBE = """
+import io, json, sys
+from gate.cli import main
+sys.stdin = io.StringIO('[{"role": "user", "content": "we switched billing to uv because builds were slow"}]')
+sys.argv = ["gate"] + sys.argv[1:]
+try:
+    main()
+except SystemExit:
+    pass
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("sklearn", "scipy", "numpy") or m.startswith("gate.fit"))
+print("MODULES=" + json.dumps(heavy), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("command", [["classify"], ["eval", "--fixtures"]])
+def test_classify_and_eval_never_import_the_fitting_library(workspace, fitted, command):
+    rules = workspace / "lexicon.yaml"
+    rules.write_text(fitted[0], encoding="utf-8")  # a revision with a lexicon: still no fitting library
+    args = command + ([str(workspace / "fixtures")] if command[0] == "eval" else [])
+    args += ["--rules", str(rules)] + (["--report", str(workspace / "r.json")] if command[0] == "eval" else [])
+    done = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120,
+                          cwd=str(workspace))
+    line = next(line for line in done.stderr.splitlines() if line.startswith("MODULES="))
+    assert json.loads(line[len("MODULES="):]) == []
+    if command[0] == "classify":
+        assert '"action": "flag"' in done.stdout

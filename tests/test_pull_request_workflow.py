@@ -29,7 +29,7 @@ SHIPPED_POLICIES = {"v2.0": "v2.0+e295535c7e32", "v2.1": "v2.1+82a4e08b8698", "v
 # ---------------------------------------------------------------- editor: schema lines
 
 def _yaml_files():
-    shipped = sorted(ROOT.glob("rules/*.yaml")) + sorted(ROOT.glob("fixtures/*.yaml"))
+    shipped = sorted(ROOT.glob("rules/*.yaml")) + sorted(ROOT.glob("fixtures/**/*.yaml"))
     starter = sorted((ROOT / "gate" / "scaffold" / "files" / "fixtures").glob("*.yaml"))
     return shipped + starter + sorted(COMMENT_DATA.rglob("*.yaml"))
 

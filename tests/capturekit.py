@@ -149,6 +149,17 @@ class CaptureHome:
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env,
                                 cwd=str(self.repo), **popen)
 
+    def flush_here(self):
+        """`gate flush` in this process (fast); returns its FlushReport."""
+        from gate.capture.config import load_config
+        from gate.capture.flush import flush, make_client
+
+        config = load_config(str(self.config_file))
+        client, why = make_client(config, self.env)
+        assert client is not None, why
+        with client, self.spool() as spool:
+            return flush(spool, client, config)
+
     def spool(self):
         from gate.capture.spool import Spool
 

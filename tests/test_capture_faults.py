@@ -50,9 +50,11 @@ def _states(home: CaptureHome) -> dict:
 def test_platform_down_then_up_sends_everything_once(tmp_path):
     home = CaptureHome(tmp_path, base_url="http://127.0.0.1:9")  # nothing listens there
     _spooled(home, tmp_path, 4)
-    for _ in range(3):  # down for a while: every flush stops at once, nothing counts against the items
-        done = home.gate("flush")
-        assert done.returncode == 1 and "stopped:" in done.stdout
+    done = home.gate("flush")  # down for a while: every flush stops at once, nothing counts against the items
+    assert done.returncode == 1 and "stopped:" in done.stdout and "ConnectError" in done.stdout
+    for _ in range(2):
+        report = home.flush_here()
+        assert report.stopped and report.sent == 0 and report.deferred == 1
     with home.spool() as spool:
         assert all(i.attempts == 0 and i.state == "pending" for i in spool.items())
     with emulator(delay_ms=5) as emu:
@@ -69,10 +71,12 @@ def test_5xx_backs_off_then_parks_and_retry_revives(tmp_path):
     _spooled(home, tmp_path, 3)
     with emulator(rate_5xx=1.0) as emu:
         home.write_config(emu.url, max_attempts=3, backoff_seconds=0.05)
-        for _ in range(3):
-            done = home.gate("flush")
-            assert done.returncode == 1  # stops at the first failure: no hammering a sick platform
+        done = home.gate("flush")
+        assert done.returncode == 1 and "503" in done.stdout
+        for _ in range(2):
             time.sleep(0.25)  # past the item's backoff
+            report = home.flush_here()
+            assert report.stopped and report.sent == 0  # stops at the first failure: no hammering
         with home.spool() as spool:
             first = spool.items()[0]
         # the platform never accepted it: parked after 3 failures, with the (redacted) error

@@ -305,3 +305,7 @@ def test_the_golden_comment_in_a_real_browser(tmp_path):
     dom = Tables()
     dom.feed(result.stdout)
     assert dom.rows == [14, 21, 4]  # header + 13 metrics, header + 20 fixtures, header + 3 rule changes
+    missing = gate("eval", "--rules", "rules/v9.yaml", "--check", "--quiet", "--report", os.devnull, cwd=COMMENT_DATA)
+    assert missing.returncode == 2
+    assert missing.stdout.splitlines() == ["gate eval --check FAILED: rules/v9.yaml (not loaded) at -: nothing measured",
+                                           "  the rules did not load:", "    rules/v9.yaml: no such file"]

@@ -393,8 +393,10 @@ def render_check(report: dict) -> str:
     where = f"{report['rules']} ({report['policy'] or 'not loaded'}) at {report['level'] or '-'}{scored}"
     lines = [f"gate eval --check {'passed' if check['passed'] else 'FAILED'}: {where}"]
     if not report["measured"]:
+        lines[0] += ": nothing measured"
         for item in report["unmeasured"]:
-            lines += [f"  {why}" for why in item["why"][:LIST_LIMIT]]
+            lines.append(f"  the {item['what']} did not load:")
+            lines += [f"    {why}" for why in item["why"][:LIST_LIMIT]]
         return "\n".join(lines) + "\n"
     gated = [r for r in report["rows"] if report["strict"] or "todo" not in r]
     for failure in check["failures"]:

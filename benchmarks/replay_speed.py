@@ -196,7 +196,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default=None, help="rules file (default: newest in rules/)")
     parser.add_argument("--windows", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--keep", help="write the archive here and keep it")
     args = parser.parse_args(argv)
@@ -215,16 +215,20 @@ def main(argv=None) -> int:
             classify.append(timed(gate + ["classify", "--rules", rules, jsonl]))
             replay.append(timed(gate + ["replay", archive, "--rules", rules, "--recent-shapes", "0",
                                         "--no-progress", "--format", "json"]))
-        c_cpu, r_cpu = statistics.median(x[1] for x in classify), statistics.median(x[1] for x in replay)
-        c_wall, r_wall = statistics.median(x[0] for x in classify), statistics.median(x[0] for x in replay)
         print(f"archive: {len(paths)} session files, {size / 1e6:.1f} MB, {count:,} windows "
               f"(windows.jsonl {os.path.getsize(jsonl) / 1e6:.1f} MB); rules {os.path.relpath(rules, ROOT)}")
         print(f"reading and windowing the archive alone: {read_seconds:.2f} s CPU ({count / read_seconds:,.0f} windows/s)")
-        print(f"{'command':<30} {'CPU s':>7} {'windows/s':>10} {'wall s':>7}   CPU s per run")
-        for name, cpu, wall, runs in (("gate classify windows.jsonl", c_cpu, c_wall, classify),
-                                      ("gate replay ARCHIVE", r_cpu, r_wall, replay)):
-            print(f"{name:<30} {cpu:>7.2f} {count / cpu:>10,.0f} {wall:>7.2f}   " + " ".join(f"{x[1]:.2f}" for x in runs))
-        print(f"replay / classify (CPU): {r_cpu / c_cpu:.2f}   (wall: {r_wall / c_wall:.2f}; target: at most 1.20)")
+        print(f"{'command':<30} {'CPU s median':>12} {'min':>6} {'windows/s':>10} {'wall s':>7}   CPU s per run")
+        ratios = {}
+        for name, runs in (("gate classify windows.jsonl", classify), ("gate replay ARCHIVE", replay)):
+            cpu = [x[1] for x in runs]
+            median, least = statistics.median(cpu), min(cpu)
+            ratios.setdefault("median", []).append(median)
+            ratios.setdefault("min", []).append(least)
+            print(f"{name:<30} {median:>12.2f} {least:>6.2f} {count / median:>10,.0f} "
+                  f"{statistics.median(x[0] for x in runs):>7.2f}   " + " ".join(f"{x:.2f}" for x in cpu))
+        print("replay / classify, CPU: " + ", ".join(f"{k} {v[1] / v[0]:.2f}" for k, v in ratios.items())
+              + "  (target: at most 1.20; the least of several runs is the one other work disturbed least)")
         return 0
     finally:
         if not args.keep:

@@ -124,6 +124,8 @@ def test_replay_reports_what_each_revision_decides_and_the_flips(archive, rules_
     status = [(d.action, d.rule) for _, e, d in a_runs if "Checked the queue" in json.dumps(e.window)]
     assert status == [("skip", None), ("drop", "recent-shape"), ("drop", "recent-shape")]
     assert by_rule[("drop", "recent-shape")] == 2
+    # the subagent's scratch work is stripped turn by turn, so its window is dropped
+    assert [(d.action, d.rule) for _, e, d in a_runs if e.sidechain] == [("drop", "subagent-turn")]
 
 
 def test_text_report_names_both_revisions_and_the_share_sent(archive, rules_b):

@@ -31,6 +31,8 @@ def _rollout() -> CodexSession:
     s.add("event_msg", {"type": "agent_message", "message": "Fixed the bound check."})
     s.message("assistant", "Fixed: the filter compared against the bound's truthiness, not the price.")
     s.add("event_msg", {"type": "token_count", "info": None})
+    s.add("response_item", {"type": "ghost_snapshot", "ghost_commit": {"id": "4be1c0d"}})  # a newer item type
+    s.add("compacted", {"message": "Summary of the work so far: the price filter bound is fixed."})
     s.prompt("thanks. add a test")
     s.call("call_3", "shell_command", {"command": "pnpm test filters"})
     s.output("call_3", "Tests: 14 passed")
@@ -58,7 +60,7 @@ def test_a_rollout_reads_as_exchanges_of_typed_prompts(tmp_path):
     assert first[4]["content"][0]["tool_use_id"] == "call_2"
     assert reading.skipped == {"session_meta": 1, "turn_context": 1, "event_msg:user_message": 2,
                                "response_item:reasoning": 1, "event_msg:agent_message": 1,
-                               "event_msg:token_count": 1}
+                               "event_msg:token_count": 1, "response_item:ghost_snapshot": 1, "compacted": 1}
     assert found[0].key == f"{s.session_id}@{found[0].offset}"
 
 

@@ -9,6 +9,7 @@ import yaml
 
 from enginekit import drop_rule, dump, match, revision_doc, signal
 
+SCHEMA_LINE = "# yaml-language-server: $schema=../schemas/rules.schema.json\n"
 HEADER = "# a test revision for gate fit\n# this comment must survive the fit\n\n"
 
 
@@ -35,7 +36,7 @@ def rules_text(*, fixed_signal: bool = True, negative_because: bool = True) -> s
     text = dump(doc)
     # an inline comment, a description and the examples must all come through
     text = text.replace("default_level: balanced\n", "default_level: balanced  # the level hooks use\n")
-    return HEADER + text
+    return SCHEMA_LINE + HEADER + text
 
 
 _PEOPLE = ["the api", "billing", "the cli", "search", "the worker", "payments", "the docs site", "auth"]

@@ -50,7 +50,12 @@ def test_same_inputs_give_byte_identical_output(workspace, fitted):
 
 def test_the_written_file_keeps_comments_and_changes_only_weights_and_thresholds(workspace, fitted):
     old_text, (new_text, report, _) = (workspace / "rules.yaml").read_text(), fitted
-    assert new_text.startswith(HEADER)
+    lines = new_text.splitlines()
+    assert lines[0] == "# yaml-language-server: $schema=../schemas/rules.schema.json"  # stays the first line
+    assert lines[1].startswith("# revision v2: t1's rules with weights, thresholds and a lexicon fitted by `gate fit`")
+    assert HEADER in new_text
+    comments = [li for li in old_text.splitlines() if li.lstrip().startswith("#")]
+    assert comments and all(c in lines for c in comments)
     assert "default_level: balanced  # the level hooks use" in new_text
     old, new = yaml.safe_load(old_text), yaml.safe_load(new_text)
     lexicon = new["signals"].pop()  # the fit appends the lexicon signal at the end

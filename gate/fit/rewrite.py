@@ -14,7 +14,7 @@ LEXICON_ROLE = "user"
 
 
 def rewrite(text: str, *, revision: str, signal_weights: dict, thresholds: dict, points: dict | None,
-            lexicon: dict | None, fitted: dict) -> str:
+            lexicon: dict | None, fitted: dict, origin: str = "") -> str:
     """`signal_weights`: id -> {type: weight} (None keeps the hand weights);
     `points`: operating points to declare when the file has none; `lexicon`:
     {"id", "base", "terms", "limit"} or None; `fitted`: the `fitted:` block's data."""
@@ -51,6 +51,12 @@ def rewrite(text: str, *, revision: str, signal_weights: dict, thresholds: dict,
         edits.append((_end(flag["thresholds"][1]), _end(flag["thresholds"][1]),
                       f"\n{indent}# each level's threshold is chosen by `gate fit` to keep its promise\n"
                       f"{indent}operating_points: {flow_points(points)}"))
+    if origin:  # one line up top says what this file is; the old file's own comments follow as they were
+        first = text.split("\n", 1)[0]
+        at = len(first) + 1 if first.startswith("# yaml-language-server:") else 0
+        note = (f"# revision {revision}: {origin}'s rules with weights, thresholds{' and a lexicon' if lexicon else ''} "
+                f"fitted by `gate fit` (see `fitted:` at the end).\n# The comments below are {origin}'s.\n")
+        edits.append((at, at, note))
     block = render_fitted(fitted)
     if "fitted" in top:
         key, value = top["fitted"]

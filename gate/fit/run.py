@@ -125,7 +125,7 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     new_text = rewrite(text, revision=out_revision,
                        signal_weights={s: w for s, w in final.signals.items() if w is not None or s in plan.fixed},
                        thresholds=thresholds, points=None if declared else points, lexicon=lexicon_block,
-                       fitted=fitted)
+                       fitted=fitted, origin=revision.revision)
 
     check = self_check(new_text, rows, final_scored, thresholds)
     report = {

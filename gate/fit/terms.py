@@ -87,15 +87,19 @@ def select(signal_x, term_x, y, terms, limit: int, *, seed: int, strength: float
     x = sparse.hstack([sparse.csr_matrix(signal_x), sparse.csr_matrix(term_x)]).tocsr()
     y = np.asarray(y)
     size = np.zeros(term_x.shape[1])
-    for label in sorted(set(y.tolist())):
-        target = (y == label).astype(int)
+    durable = np.flatnonzero(y > 0)
+    # each class against all other windows (what is durable, and of which type), and each
+    # type against the other types among durable windows (what tells the types apart)
+    tasks = [(x, (y == label).astype(int)) for label in sorted(set(y.tolist()))]
+    tasks += [(x[durable], (y[durable] == label).astype(int)) for label in sorted(set(y[durable].tolist()))]
+    for rows, target in tasks:
         if target.min() == target.max():
             continue
         model = LogisticRegression(C=strength, solver="liblinear", max_iter=1000, random_state=seed, **_L1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", category=ConvergenceWarning)
             warnings.simplefilter("ignore", category=FutureWarning)
-            model.fit(x, target)
+            model.fit(rows, target)
         size = np.maximum(size, np.abs(model.coef_[0, signal_x.shape[1]:]))
     ranked = sorted((-round(float(v), 6), t) for v, t in zip(size, terms) if v > 1e-6)
     return [t for _, t in ranked[:limit]]

@@ -32,6 +32,7 @@ class Plan:
     lexicon_terms: tuple = ()  # the terms of an existing lexicon, refitted when no selection
     min_df: int = 3
     type_scale: float = 0.5  # how much the type part adds to the durability part (see _two_part)
+    type_l2: float | None = None  # the type part's L2 strength (None: l2)
 
     @property
     def free(self) -> tuple:
@@ -124,7 +125,8 @@ def _two_part(x, y, bounds, offset, plan):
     if not extract:
         return np.repeat(part_durable[:, None], types, axis=1)
     type_bounds = [(None, None) if b == (None, None) else (0.0, 0.0) for b in bounds]
-    part_type = fit_weights(x[extract], [y[i] - 1 for i in extract], types, l2=plan.l2, bounds=type_bounds,
+    type_l2 = plan.l2 if plan.type_l2 is None else plan.type_l2
+    part_type = fit_weights(x[extract], [y[i] - 1 for i in extract], types, l2=type_l2, bounds=type_bounds,
                             offset=(offset - spread)[extract] / plan.type_scale, reference=False)
     return part_durable[:, None] + plan.type_scale * part_type
 

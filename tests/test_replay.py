@@ -16,7 +16,7 @@ from gate.evaluation.fixtures import load_fixtures
 from gate.transcripts import exchanges, read_transcript
 from gate.transcripts.archive import transcript_files
 from gate.transcripts.replay import flip_kind
-from tests.transcriptkit import ClaudeSession, CodexSession, text, tool_use
+from transcriptkit import ClaudeSession, CodexSession, text, tool_use
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RULES = os.path.join(ROOT, "rules", "v2.3.yaml")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from gate.transcripts import CONTEXT, PROMPT, exchanges, read_transcript
-from tests.transcriptkit import ClaudeSession, text, tool_use
+from transcriptkit import ClaudeSession, text, tool_use
 
 
 def _read(tmp_path, session, name="s.jsonl", **kw):

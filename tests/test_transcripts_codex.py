@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from gate.transcripts import CONTEXT, exchanges, read_transcript
-from tests.transcriptkit import CodexSession
+from transcriptkit import CodexSession
 
 
 def _rollout() -> CodexSession:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gate.transcripts import exchanges, follow, read_transcript
-from tests.transcriptkit import ClaudeSession, text, tool_use
+from transcriptkit import ClaudeSession, text, tool_use
 
 
 def _session() -> ClaudeSession:

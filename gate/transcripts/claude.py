@@ -22,7 +22,6 @@ BOOKKEEPING = frozenset({
     "summary", "file-history-snapshot", "progress", "queue-operation", "last-prompt",
     "permission-mode", "ai-title", "custom-title", "system", "tag", "agent-name",
 })
-_SUBTYPED = {"system": "subtype", "progress": None}
 
 
 class ClaudeLines:
@@ -64,7 +63,9 @@ class ClaudeLines:
             content = [{"type": "text", "text": content}]
         if not isinstance(content, list):
             return "user:no-content"
-        results, words, context_reason, repeats = [], [], None, 0
+        results, words, repeats = [], [], 0
+        context_reason = None  # what the text set aside was
+        prompt_reason = None  # 'command-args' when the words are a slash command's arguments
         for block in content:
             if isinstance(block, str):
                 block = {"type": "text", "text": block}
@@ -92,7 +93,7 @@ class ClaudeLines:
                 if said:
                     words.append(said)
                     if reason == "command":
-                        context_reason = "command-args"
+                        prompt_reason = "command-args"
                 elif reason:
                     context_reason = context_reason or reason
         out = []
@@ -100,7 +101,7 @@ class ClaudeLines:
         if results:
             out.append(Entry(TOOL, tuple(results), **base))
         if words:
-            reason = "agent-prompt" if sidechain else context_reason if context_reason == "command-args" else "typed"
+            reason = "agent-prompt" if sidechain else prompt_reason or "typed"
             out.append(Entry(PROMPT, "\n".join(words).strip(), reason=reason, **base))
         elif context_reason:
             out.append(Entry(CONTEXT, "", reason=context_reason, **base))

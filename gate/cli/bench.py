@@ -156,19 +156,22 @@ def bench(dataset_path, rules_paths, no_gate, gate_form, noise_rate, seed, backe
 
 @click.command("bench-replay")
 @click.option("--report", "report_path", required=True, help="A report written with --report-mode full.")
-@click.option("--top-k-cutoff", "cutoffs", type=click.IntRange(1, 1000), multiple=True)
-@click.option("--context-k", type=click.IntRange(1, 1000), default=None)
+@click.option("--top-k-cutoff", "cutoffs", type=click.IntRange(1, 1000), multiple=True,
+              help="Cutoffs to report (repeatable). Default: the source report's.")
+@click.option("--context-k", type=click.IntRange(1, 1000), default=None,
+              help="Memories the answerer and judge see. Default: the source report's.")
 @click.option("--answerer", type=click.Choice(["extractive", "openai"]), default="extractive", show_default=True)
 @click.option("--judge", type=click.Choice(["containment", "openai"]), default="containment", show_default=True)
-@click.option("--llm-base-url", envvar="GATE_BENCH_LLM_BASE_URL", default=DEFAULT_LLM_URL, show_default=True)
-@click.option("--llm-key-env", default=None)
+@click.option("--llm-base-url", envvar="GATE_BENCH_LLM_BASE_URL", default=DEFAULT_LLM_URL, show_default=True,
+              help="Any OpenAI-compatible server (…/v1).")
+@click.option("--llm-key-env", default=None, help="The environment variable holding the model key.")
 @click.option("--answerer-model", envvar="GATE_BENCH_ANSWERER_MODEL", default=None)
 @click.option("--judge-model", envvar="GATE_BENCH_JUDGE_MODEL", default=None)
 @_rate("answerer-input")
 @_rate("answerer-output")
 @_rate("judge-input")
 @_rate("judge-output")
-@click.option("--allow-paid-llm", is_flag=True)
+@click.option("--allow-paid-llm", is_flag=True, help="Allow calls to a paid model (answerer or judge).")
 @click.option("--report-out", default="bench_replay.json", show_default=True)
 @click.option("--report-mode", type=click.Choice(["compact", "full"]), default="compact", show_default=True)
 @click.option("--run-id", default=None)

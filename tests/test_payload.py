@@ -1,0 +1,177 @@
+"""The payload rule: what leaves the machine is judged, not what a tool read.
+
+A payload-scope window rule drops the window only when the person's own turns
+carry the evidence; evidence seen only in tool calls and results, or in the
+assistant's turns, strips those turns and the person's words are still sent.
+Engine behaviour is shown on small revisions built here; the shipped revisions
+from v2.4 on are checked on the windows issue 12 describes.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+
+import pytest
+
+from enginekit import assistant, classifier, contents, drop_rule, match, revision_doc, user
+from gate.engine.compiler import compile_revision
+from gate.evaluation.diff import _structural
+from gate.language.loader import load_revision
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _version(path):
+    return tuple(int(n) for n in re.findall(r"\d+", os.path.basename(path)))
+
+
+# v2.0-v2.3 predate the payload rule and keep their behaviour (their policy ids say so).
+PAYLOAD_REVISIONS = [p for p in sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=_version)
+                     if _version(p) >= (2, 4)]
+
+SECRET = r"\bsk_live_[A-Za-z0-9]{16,}"
+FAKE_KEY = "sk_live_FAKE4eC39HqLyjWDarjtT1zd"
+
+
+def tool_read(path, result, name="Read"):
+    """A tool call reading `path` and its result, as Claude Code writes them (two turns)."""
+    return [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_1", "name": name,
+                                           "input": {"file_path": path}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": result}]},
+    ]
+
+
+def secret_rule(scope="payload", role="any"):
+    return drop_rule("secret", {"any": [match(SECRET), {"tool_io": {"pattern": SECRET}}]},
+                     scope=scope, role=role, mandatory=True, match=[FAKE_KEY], no_match=["no key here"])
+
+
+def revision_with(*rules):
+    """Tool turns are stripped first, as in every shipped revision; then the rules under test."""
+    tool_only = drop_rule("tool-only-turn", {"turn_flag": "tool_only"}, scope="turn")
+    return revision_doc([tool_only, *rules])
+
+
+INSTRUCTION = "when the scan finds a key in a staged file, redact it instead of blocking the push"
+WINDOW = [user(INSTRUCTION), *tool_read("/app/.env", f"STRIPE_KEY={FAKE_KEY}"),
+          assistant("The scanner flagged the Stripe key; I'll make the hook redact it.")]
+
+
+def test_tool_evidence_strips_the_assistant_and_keeps_the_person():
+    decision = classifier(revision_with(secret_rule())).classify(WINDOW)
+    assert decision.action != "drop", decision.trace
+    assert contents(decision) == [INSTRUCTION]
+    assert "turn 3 (assistant) stripped by secret" in decision.trace
+    assert not any(FAKE_KEY in text for text in contents(decision))
+
+
+def test_the_same_rule_at_window_scope_still_drops_the_window():
+    # What v2.0-v2.3 do: the scope field is the only difference.
+    decision = classifier(revision_with(secret_rule(scope="window"))).classify(WINDOW)
+    assert (decision.action, decision.rule) == ("drop", "secret")
+
+
+def test_evidence_in_the_persons_own_words_drops_the_window():
+    window = [user(f"use {FAKE_KEY} for the staging run from now on"), assistant("Will do.")]
+    decision = classifier(revision_with(secret_rule())).classify(window)
+    assert (decision.action, decision.rule) == ("drop", "secret")
+    assert "window dropped by secret" in decision.trace
+
+
+def test_evidence_in_the_assistants_text_takes_only_the_assistant():
+    window = [user(INSTRUCTION), assistant(f"Found {FAKE_KEY} in tests/fixtures.json; moving it.")]
+    decision = classifier(revision_with(secret_rule())).classify(window)
+    assert decision.action != "drop"
+    assert contents(decision) == [INSTRUCTION]
+
+
+def test_tool_evidence_with_only_the_persons_turn_left_keeps_it_and_says_why():
+    window = [user(INSTRUCTION), *tool_read("/app/.env", f"STRIPE_KEY={FAKE_KEY}")]
+    decision = classifier(revision_with(secret_rule())).classify(window)
+    assert contents(decision) == [INSTRUCTION]
+    assert "secret: evidence only in tool calls and results; the person's turns are kept" in decision.trace
+
+
+def test_nothing_of_the_person_left_drops_the_window():
+    window = [*tool_read("/app/.env", f"STRIPE_KEY={FAKE_KEY}"), assistant("Production uses the live Stripe key.")]
+    decision = classifier(revision_with(secret_rule())).classify(window)
+    assert (decision.action, decision.rule) == ("drop", "secret")
+
+
+def test_a_person_only_payload_rule_is_blind_to_tool_evidence():
+    decision = classifier(revision_with(secret_rule(role="user"))).classify(WINDOW)
+    assert decision.action != "drop"
+    assert contents(decision)[0] == INSTRUCTION
+
+
+def test_later_window_rules_judge_what_the_payload_rule_left():
+    # A second rule that would fire on the assistant's text must no longer see it.
+    echo = drop_rule("echo", match(r"\bscanner flagged\b"), match=["the scanner flagged it"], no_match=["no"])
+    decision = classifier(revision_with(secret_rule(), echo)).classify(WINDOW)
+    assert decision.action != "drop", decision.trace
+
+
+def test_diff_reads_window_to_payload_as_matching_less():
+    old = {"min_level": "conservative", "scope": "window", "role": "any"}
+    new = dict(old, scope="payload")
+    less, more, _ = _structural(old, new, ["conservative"], ["conservative"])
+    assert less and not more
+    less, more, _ = _structural(new, old, ["conservative"], ["conservative"])
+    assert more and not less
+
+
+# --- the shipped revisions, on the windows of issue 12 ------------------------------
+
+@pytest.fixture(scope="module", params=PAYLOAD_REVISIONS, ids=os.path.basename)
+def shipped(request):
+    revision = load_revision(request.param)
+    return revision, compile_revision(revision)
+
+
+def test_there_is_a_revision_with_payload_rules():
+    assert PAYLOAD_REVISIONS, "no rules/v2.4+ revision"
+    revision = load_revision(PAYLOAD_REVISIONS[0])
+    assert {r.id for r in revision.drop_rules if r.scope == "payload"} >= {"secret", "repo-file-paste"}
+
+
+HUMAN = "we never hand-edit the generated API client; regenerate it with make client after any change to openapi.yaml"
+CLAUDE_MD = "# shop\n\n## Style\n- no default exports\n- zod at every API boundary\n- pnpm only"
+ENV = ("APP_ENV=staging\nSTRIPE_SECRET_KEY=sk_live_FAKE51Hx9QeR7tLmN2pVwZ4y\n"
+       "DATABASE_URL=postgres://shop:Tr1cky-Pass-99@db.internal:5432/shop\n"
+       "GITHUB_TOKEN=ghp_FAKE7bQ2mX9kLp4Rt8Vw1Yz3Nc6Hd5Js0Ga")
+ENV_SECRETS = ["sk_live_FAKE51Hx9QeR7tLmN2pVwZ4y", "Tr1cky-Pass-99", "ghp_FAKE7bQ2mX9kLp4Rt8Vw1Yz3Nc6Hd5Js0Ga"]
+
+
+@pytest.mark.parametrize("path, result, summary", [
+    ("/home/dev/shop/CLAUDE.md", CLAUDE_MD, "The CLAUDE.md says no default exports and zod at every API boundary."),
+    ("/home/dev/shop/.env.staging", ENV, "Staging uses the live Stripe key and the app database user."),
+], ids=["claude-md", "env"])
+def test_human_turn_survives_a_tool_read_and_nothing_secret_is_sent(shipped, path, result, summary):
+    revision, compiled = shipped
+    window = [user(HUMAN), *tool_read(path, result), assistant(summary)]
+    for level in revision.levels:
+        decision = compiled.classify(window, level=level)
+        assert decision.action != "drop", (level, decision.trace)
+        sent = contents(decision)
+        assert sent == [HUMAN], (level, decision.trace)  # the echo of the file or the secret goes too
+        assert not any(secret in text for text in sent for secret in ENV_SECRETS)
+
+
+def test_a_secret_the_person_typed_still_drops_at_every_level(shipped):
+    revision, compiled = shipped
+    window = [user(f"{HUMAN}; the deploy token is glpat-FAKEx9Yq2Lm7Np4Rs1Tv"), assistant("Noted.")]
+    for level in revision.levels:
+        assert compiled.classify(window, level=level).action == "drop", level
+
+
+def test_the_shell_read_of_an_instruction_file_is_an_echo_too(shipped):
+    _, compiled = shipped
+    window = [user(HUMAN),
+              {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash",
+                                                 "input": {"command": "cat AGENTS.md"}}]},
+              {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": CLAUDE_MD}]},
+              assistant("AGENTS.md: no default exports, zod at every boundary, pnpm only.")]
+    assert contents(compiled.classify(window)) == [HUMAN]

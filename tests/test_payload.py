@@ -15,9 +15,10 @@ import re
 
 import pytest
 
-from enginekit import assistant, classifier, contents, drop_rule, match, revision_doc, user
+from enginekit import assistant, classifier, contents, drop_rule, match, revision_doc, user, write_rules
 from gate.engine.compiler import compile_revision
 from gate.evaluation.diff import _structural
+from gate.evaluation.lint import lint_file
 from gate.language.loader import load_revision
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -121,6 +122,17 @@ def test_diff_reads_window_to_payload_as_matching_less():
     assert less and not more
     less, more, _ = _structural(new, old, ["conservative"], ["conservative"])
     assert more and not less
+
+
+@pytest.mark.parametrize("role, flagged", [("user", True), ("any", False)])
+def test_lint_names_tool_io_a_person_only_payload_rule_can_never_act_on(tmp_path, role, flagged):
+    rule = secret_rule(role=role)
+    rule["examples"]["match"] = [FAKE_KEY]
+    path = write_rules(tmp_path, revision_doc([rule]))
+    problems = [str(p) for p in lint_file(str(path)) if "never acts on tool_io" in str(p)]
+    assert bool(problems) == flagged, problems
+    if flagged:
+        assert "rule 'secret'" in problems[0] and ".yaml:" in problems[0]
 
 
 # --- the shipped revisions, on the windows of issue 12 ------------------------------

@@ -5,8 +5,9 @@ pattern compiles (compiler), every rule matches its `match` examples and
 spares its `no_match` ones, neither the keyword prefilter nor the optimized
 classifier (derived literals, the RE2 pattern set) changes an example's
 outcome, every pattern leaf matches at least one of its rule's examples (so it
-is not dead), no pattern backtracks catastrophically on adversarial input, and a
-lexicon sits only as a signal's whole `when`, with terms the matcher can find.
+is not dead), no pattern backtracks catastrophically on adversarial input, a
+lexicon sits only as a signal's whole `when`, with terms the matcher can find,
+and a payload rule judging only the person's turns has no tool_io (blind to it).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def lint_file(path: str) -> list[Problem]:
         problems += _example_problems(revision, rule, fast, exhaustive, (engine, optimized))
         problems += _pattern_problems(revision, rule)
         problems += _lexicon_problems(revision, rule)
+        problems += _payload_problems(revision, rule)
     problems += _marker_problems(revision)
     return problems
 
@@ -166,6 +168,18 @@ def _lexicon_problems(revision, rule) -> list[Problem]:
                                                             f"signal '{rule.id}': lexicon term {term!r} weighs "
                                                             f"'{type_name}', which is not in categories", at_key=True))
     return problems
+
+
+def _payload_problems(revision, rule) -> list[Problem]:
+    """A payload rule judges the person's turns blind to tool calls and results, and what a
+    tool read may only strip the other turns: with role user, a tool_io condition can never act."""
+    if rule.path[0] != "drop_rules" or rule.scope != "payload" or rule.role != "user":
+        return []
+    raw = revision.source.data["drop_rules"][rule.path[1]]
+    return [revision.source.problem(path + ("tool_io",), f"rule '{rule.id}': a payload rule with role user never "
+                                                         "acts on tool_io (tool evidence only strips the assistant's "
+                                                         "turns); use role any or a turn rule for the assistant")
+            for path, condition in walk_conditions(raw, rule.path) if "tool_io" in condition]
 
 
 def _marker_problems(revision) -> list[Problem]:

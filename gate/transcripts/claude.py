@@ -73,7 +73,7 @@ class ClaudeLines:
                 continue
             if block.get("type") == "tool_result":
                 key = ("tool_result", block.get("tool_use_id"))
-                if block.get("tool_use_id") is not None and self._repeat(key):
+                if isinstance(block.get("tool_use_id"), str) and self._repeat(key):
                     repeats += 1
                     continue
                 results.append(blocks.tool_result(block.get("tool_use_id"), block.get("content"),
@@ -134,7 +134,7 @@ class ClaudeLines:
                     continue
                 out_blocks.append(blocks.text_block(block["text"]))
             elif kind in ("tool_use", "server_tool_use"):
-                if block.get("id") is not None and self._repeat(("tool_use", block.get("id"))):
+                if isinstance(block.get("id"), str) and self._repeat(("tool_use", block["id"])):
                     repeats += 1
                     continue
                 out_blocks.append(blocks.tool_use(block.get("id"), block.get("name"), block.get("input")))

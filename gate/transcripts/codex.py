@@ -31,7 +31,7 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 
 
 def looks_like_codex(obj: dict, first_line: bool) -> bool:
-    kind = obj.get("type")
+    kind = obj.get("type") if isinstance(obj.get("type"), str) else None
     if kind in WRAPPERS and "payload" in obj:
         return True
     if "record_type" in obj:
@@ -57,7 +57,7 @@ class CodexLines:
                 self._session(payload)
                 return kind
             if kind == "event_msg":
-                sub = payload.get("type")
+                sub = payload.get("type")  # a string in every version; anything else is named by kind alone
                 return f"event_msg:{sub}" if isinstance(sub, str) else kind
             if kind != "response_item":
                 return kind
@@ -77,6 +77,8 @@ class CodexLines:
 
     def _item(self, item: dict, stamp, offset, end, line):
         kind = item.get("type")
+        if not isinstance(kind, str):
+            return "response_item"
         base = {"session_id": self.session_id, "uuid": f"{self.session_id}@{offset}", "timestamp": stamp,
                 "offset": offset, "end": end, "line": line}
         if kind == "message":

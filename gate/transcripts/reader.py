@@ -51,10 +51,16 @@ def read_transcript(path, offset: int = 0, *, final: bool = False, first_line: i
             if not isinstance(obj, dict):
                 skipped["malformed"] += 1
                 continue
+            if not isinstance(obj.get("type", ""), str):
+                skipped["untyped"] += 1
+                continue
             if parser is None:
                 fmt = codex.FORMAT if codex.looks_like_codex(obj, start == 0) else claude.FORMAT
                 parser = codex.CodexLines(path) if fmt == codex.FORMAT else claude.ClaudeLines()
-            result = parser.entries(obj, start, position, number)
+            try:
+                result = parser.entries(obj, start, position, number)
+            except Exception as exc:  # a line of a shape no version writes: counted, never fatal
+                result = f"unreadable:{type(exc).__name__}"
             if isinstance(result, list):
                 entries.extend(result)
             elif result is None:

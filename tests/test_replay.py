@@ -223,3 +223,23 @@ def test_without_recent_shapes_a_repeated_status_is_judged_alone(archive):
     report = json.loads(result.output)
     assert not any(r["rule"] == "recent-shape" for r in report["rules"])
     assert report["recent_shapes"] == 0
+
+
+def test_export_of_text_with_a_lone_surrogate_and_control_characters_still_loads(tmp_path):
+    session = ClaudeSession(seed=21)
+    # JSON may carry a lone surrogate (\ud800); tool output carries control characters
+    session.prompt("we always pin the base image by digest \ud800, never a floating tag: a retag broke prod once")
+    session.reply(tool_use("toolu_b", "Bash", {"command": "docker inspect app"}))
+    session.tool_results(("toolu_b", "digest: sha256:4f1c\x07\x1b[0m done"))
+    session.reply(text("Pinned by digest."))
+    folder = tmp_path / "s"
+    folder.mkdir()
+    session.write(folder / "s.jsonl")
+    target = tmp_path / "c.yaml"
+    result = _run(["replay", str(folder), "--rules", RULES, "--no-progress", "--export-candidates", str(target)])
+    assert result.exit_code == 0, result.output
+    loaded = load_fixtures([os.path.join(ROOT, "fixtures"), str(target)], require_all_types=True)
+    exported = [f for f in loaded if f.id.startswith("replay-")]
+    assert len(exported) == 1
+    assert "digest ?, never" in exported[0].window[0]["content"]
+    assert exported[0].window[2]["content"][0]["content"] == "digest: sha256:4f1c\x07\x1b[0m done"

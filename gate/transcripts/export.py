@@ -122,11 +122,21 @@ def _note(path, exchange, summary, sides, flip) -> str:
 
 
 def _redacted_turn(turn: dict, redactor) -> dict:
-    if not redactor:
-        return turn
     out = dict(turn)
-    out["content"] = redactor.value(turn["content"])
+    out["content"] = _utf8(redactor.value(turn["content"]) if redactor else turn["content"])
     return out
+
+
+def _utf8(value):
+    """Every string writable as UTF-8: a lone surrogate (JSON may escape one) becomes '?',
+    as the classifier reads it; YAML would write it as an escape no YAML reader accepts."""
+    if isinstance(value, str):
+        return value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, list):
+        return [_utf8(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _utf8(v) for k, v in value.items()}
+    return value
 
 
 def write_candidates(path, fixtures) -> None:

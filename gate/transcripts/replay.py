@@ -178,5 +178,5 @@ def excerpt(window, redactor=None) -> str:
                       for b in t["content"] if b.get("type") == "text"), "")
     if redactor:  # the whole text, so no secret is cut in half before it is found
         first = redactor.text(first)
-    first = _SPACE.sub(" ", first[:EXCERPT * 4]).strip()
+    first = _SPACE.sub(" ", first[:EXCERPT * 4]).strip().encode("utf-8", "replace").decode("utf-8")
     return first if len(first) <= EXCERPT else first[:EXCERPT - 1] + "…"

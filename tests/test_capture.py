@@ -14,7 +14,7 @@ import pytest
 from capturekit import (APP_ID, USER_ID, CaptureHome, chatter_exchange, decision_exchange, heartbeat_exchange,
                         preference_exchange, sent_adds, spool_bytes)
 from platform_helpers import KEY, assert_no_key, emulator
-from transcriptkit import ClaudeSession, text
+from transcriptkit import ClaudeSession, text, tool_use
 
 
 def _policy(home: CaptureHome) -> str:
@@ -307,3 +307,22 @@ def test_the_offset_only_moves_forward_when_another_hook_moved_it():
         # a restart (the file was cut short) read from the stored offset: it may go back
         spool.record(transcript="/t", offset=40, session_id="s", shapes=[], items=[], read_from=100)
         assert spool.transcript_offset("/t") == 40
+
+
+def test_a_compaction_in_the_middle_of_a_reply_does_not_split_its_exchange(tmp_path):
+    home = CaptureHome(tmp_path)
+    session = ClaudeSession(seed=10)
+    session.prompt("we decided to move the cron jobs to the worker, check the old crontab first")
+    session.reply(tool_use("tu-cron", "Bash", {"command": "crontab -l"}))
+    session.tool_results(("tu-cron", "0 3 * * * /srv/bin/reindex"))
+    transcript = session.write(tmp_path / "session.jsonl")
+    assert home.hook(transcript, "PreCompact").exchanges == 0  # the reply is still going on
+    session.reply(text("Moved: the reindex job now runs in the worker at 03:00."))
+    chatter_exchange(session)
+    session.write(transcript)
+    report = home.hook(transcript, "Stop")
+    assert (report.exchanges, report.flagged) == (1, 1)
+    with home.spool() as spool:
+        [item] = spool.items()
+    assert [m["role"] for m in item.messages] == ["user", "assistant"]  # the whole exchange, in one window
+    assert "Moved: the reindex job" in item.messages[1]["content"]

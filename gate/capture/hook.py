@@ -23,7 +23,9 @@ from gate.capture.log import log_line
 from gate.capture.spool import NewItem
 
 BUDGET_S = 2.5  # of classification per event; the installed hook's timeout is 5 s
-FINAL_EVENTS = frozenset({"SessionEnd", "PreCompact"})  # the trailing exchange will not grow any more
+# Only at the end does the trailing exchange stop growing. A compaction can come in the middle
+# of a reply, and the file keeps every line across it, so PreCompact waits like Stop does.
+FINAL_EVENTS = frozenset({"SessionEnd"})
 SENT_ROLES = ("user", "assistant")  # tool output is evidence for the rules, never a memory
 
 
@@ -86,7 +88,7 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
     except GateError as exc:
         report.error = "; ".join(str(p) for p in exc.problems)
         return
-    transcript = os.path.abspath(event["transcript_path"])
+    transcript = os.path.abspath(os.path.expanduser(event["transcript_path"]))
     session = _utf8(event["session_id"])
     key = _utf8(transcript)  # the spool's name for it: a path that is not UTF-8 cannot fail a write
     repository = repository_id(event["cwd"] or os.path.dirname(transcript))

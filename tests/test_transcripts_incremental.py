@@ -82,3 +82,16 @@ def test_complete_flags_with_final_false(tmp_path):
     assert [e.start for e in found] == [e.offset for e in found]
     assert [e.end for e in found[:-1]] == [e.offset for e in found[1:]]
     assert found[-1].end == (tmp_path / "s.jsonl").stat().st_size
+
+
+def test_final_reads_a_last_line_without_newline_but_does_not_pass_it(tmp_path):
+    body = _session().text()
+    last_start = body.rstrip("\n").rindex("\n") + 1
+    path = tmp_path / "s.jsonl"
+    path.write_text(body.rstrip("\n"))  # the writer stopped before the newline
+    final = read_transcript(path, final=True)
+    assert final.entries[-1].offset == last_start and final.offset == last_start
+    path.write_text(body + body.splitlines(keepends=True)[0])  # it finished the line, and went on
+    later = read_transcript(path, final.offset)
+    assert not later.restarted
+    assert [e.offset for e in later.entries][:1] == [last_start]

@@ -43,6 +43,6 @@ class Reading:
     offset: int  # byte offset just after the last complete line read: where the next read starts
     skipped: dict  # line type (e.g. 'progress', 'system:turn_duration', 'malformed') -> count
     format: str  # 'claude-code' | 'codex' ('claude-code' for a file with no telling line yet)
-    lines: int = 0  # complete lines consumed
+    lines: int = 0  # lines read
     unknown: dict = field(default_factory=dict)  # the part of `skipped` this reader does not know at all
     restarted: bool = False  # the given offset did not fit the file (shorter, or mid-line): read from 0

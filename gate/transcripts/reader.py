@@ -21,7 +21,8 @@ _HEAD_LIMIT = 8 * 1024 * 1024  # a Codex session_meta line carries the instructi
 def read_transcript(path, offset: int = 0, *, final: bool = False, first_line: int | None = None) -> Reading:
     """Entries of `path` from byte `offset` on.
 
-    `final=True` also reads a last line without a newline (the file is finished). An offset
+    `final=True` also reads a last line without a newline (the file is finished), but `offset`
+    stays before it: should the file grow after all, that line is read again whole. An offset
     past the end of the file or not at a line start means the file was replaced: it is read
     from 0 and `restarted` is set. `first_line` is the line number at `offset` when the caller
     knows it; entries' `line` is 0 (unknown) otherwise, unless reading from 0.
@@ -36,13 +37,16 @@ def read_transcript(path, offset: int = 0, *, final: bool = False, first_line: i
             offset, restarted = 0, True
         fmt, parser = _format_from_head(handle, path) if offset > 0 else (None, None)
         line = first_line if first_line is not None else (1 if offset == 0 else 0)
-        position = offset
+        position = resume = offset
         handle.seek(offset)
         consumed = 0
         for raw in handle:
-            if not raw.endswith(b"\n") and not final:
+            whole = raw.endswith(b"\n")
+            if not whole and not final:
                 break  # still being written: the next read starts here
             start, position = position, position + len(raw)
+            if whole:
+                resume = position
             consumed += 1
             number = line + consumed - 1 if line else 0
             if not raw.strip():
@@ -69,7 +73,7 @@ def read_transcript(path, offset: int = 0, *, final: bool = False, first_line: i
                 unknown[name] += 1
             else:
                 skipped[result] += 1
-    return Reading(entries=entries, offset=position, skipped=dict(skipped), format=fmt or claude.FORMAT,
+    return Reading(entries=entries, offset=resume, skipped=dict(skipped), format=fmt or claude.FORMAT,
                    lines=consumed, unknown=dict(unknown), restarted=restarted)
 
 

@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import subprocess
+import time
 
 import pytest
 
@@ -135,6 +136,25 @@ def test_the_time_budget_saves_progress_and_the_next_event_goes_on(tmp_path):
     assert runs == [1, 1, 1, 1, 1]  # one exchange a run when the budget is spent, none twice
     with home.spool() as spool:
         assert len(spool.items(("pending",))) == 5
+
+
+def test_a_session_end_over_budget_finishes_in_the_background_then_flushes(tmp_path):
+    with emulator(delay_ms=5) as emu:
+        home = CaptureHome(tmp_path, base_url=emu.url)
+        session = ClaudeSession(seed=12)
+        topics = ("squash every merge", "keep secrets in the vault only", "drop Python 3.9 support",
+                  "run migrations before the deploy", "name branches after their ticket")
+        for what in topics:
+            decision_exchange(session, what)
+        transcript = session.write(tmp_path / "session.jsonl")
+        report = home.hook(transcript, "SessionEnd", budget_s=0.0, start_flush=True)
+        assert report.unfinished and report.continued and report.exchanges == 1
+        deadline = time.monotonic() + 60  # no event follows a session's end: nothing may wait for one
+        while len(sent_adds(emu)) < len(topics) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(sent_adds(emu)) == len(topics)
+    log = (home.state_dir / "capture.log").read_text()
+    assert "hook SessionEnd: 4 exchange(s)" in log and "flush: sent 5" in log
 
 
 def test_the_hook_always_exits_0_and_prints_nothing(tmp_path):

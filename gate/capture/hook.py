@@ -40,21 +40,26 @@ class HookReport:
     unfinished: bool = False  # the time budget ran out; the rest waits for the next event
     offset: int = 0
     flush_started: bool = False
+    continued: bool = False  # at SessionEnd, over budget: a background hook classifies the rest
     error: str | None = None
     skipped_lines: dict = field(default_factory=dict)
 
     def summary(self) -> str:
         text = (f"{self.event or 'event'}: {self.exchanges} exchange(s), {self.flagged} flagged "
                 f"({self.spooled} new), {self.dropped} dropped, {self.skipped} skipped; offset {self.offset}")
-        if self.unfinished:
+        if self.unfinished and not self.continued:
             text += "; time budget reached, the rest waits for the next event"
-        if self.flush_started:
+        if self.continued:
+            text += "; the rest continues in the background"
+        elif self.flush_started:
             text += "; flush started"
         return text
 
 
-def run_hook(stdin_text: str, *, environ=None, budget_s: float = BUDGET_S, start_flush: bool = True) -> HookReport:
-    """Everything the hook does; never raises (a failure is logged and reported)."""
+def run_hook(stdin_text: str, *, environ=None, budget_s: float | None = BUDGET_S,
+             start_flush: bool = True) -> HookReport:
+    """Everything the hook does; never raises (a failure is logged and reported).
+    `budget_s=None`: no time limit (the background continuation of a long SessionEnd)."""
     from gate.capture.paths import config_path, state_dir
 
     env = os.environ if environ is None else environ
@@ -69,7 +74,8 @@ def run_hook(stdin_text: str, *, environ=None, budget_s: float = BUDGET_S, start
     return report
 
 
-def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: float, start_flush: bool) -> None:
+def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: float | None,
+         start_flush: bool) -> None:
     from gate.capture.config import load_config
     from gate.capture.repository import repository_id
     from gate.capture.spool import Spool
@@ -114,7 +120,7 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
         items: list[NewItem] = []
         resume = followed.offset
         for exchange in followed.exchanges:
-            if report.exchanges and time.monotonic() - started > budget_s:
+            if budget_s is not None and report.exchanges and time.monotonic() - started > budget_s:
                 resume = exchange.start  # classified up to here; the next event goes on
                 report.unfinished = True
                 break
@@ -136,7 +142,10 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
         report.spooled = spool.record(transcript=key, offset=resume, read_from=offset, session_id=session,
                                       shapes=list(recent), items=items)
     if report.event == "SessionEnd" and start_flush:
-        report.flush_started = start_detached_flush(state, env)
+        if report.unfinished:  # no event will follow: the rest is classified in the background, then flushed
+            report.continued = start_detached(state, env, ["hook", "claude-code", "--no-budget"], stdin_text)
+        else:
+            report.flush_started = start_detached(state, env, ["flush", "--quiet"])
 
 
 def spool_item(decision, *, session_id: str, repository: str) -> NewItem | None:
@@ -163,8 +172,8 @@ def _utf8(text: str) -> str:
     return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def start_detached_flush(state: str, env) -> bool:
-    """`gate flush` in its own session, so the editor does not wait for the platform."""
+def start_detached(state: str, env, args: list, stdin_text: str | None = None) -> bool:
+    """`gate ARGS` in its own session, so the editor neither waits for it nor stops it."""
     from gate.capture.log import LOG_FILE
 
     try:
@@ -172,9 +181,12 @@ def start_detached_flush(state: str, env) -> bool:
     except OSError:
         log = subprocess.DEVNULL
     try:
-        subprocess.Popen([sys.executable, "-c", "from gate.cli import main; main()", "flush", "--quiet"],
-                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-                         close_fds=True, env=dict(env))
+        child = subprocess.Popen([sys.executable, "-c", "from gate.cli import main; main()", *args],
+                                 stdin=subprocess.DEVNULL if stdin_text is None else subprocess.PIPE,
+                                 stdout=log, stderr=log, start_new_session=True, close_fds=True, env=dict(env))
+        if stdin_text is not None:  # the pipe holds it after we are gone
+            child.stdin.write(stdin_text.encode("utf-8", "surrogateescape"))
+            child.stdin.close()
         return True
     except OSError:
         return False

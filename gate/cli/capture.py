@@ -19,7 +19,9 @@ def hook() -> None:
 
 
 @hook.command("claude-code")
-def hook_claude_code() -> None:
+@click.option("--no-budget", is_flag=True, hidden=True,
+              help="No time limit: the background continuation of a long session's end.")
+def hook_claude_code(no_budget) -> None:
     """Run as Claude Code's Stop, PreCompact and SessionEnd hook (event JSON on stdin).
 
     Prints nothing and always exits 0; what it did goes to the capture log in the state
@@ -35,7 +37,7 @@ def hook_claude_code() -> None:
         state = state_dir()
         raw = sys.stdin.buffer.read(16 * 1024 * 1024) if hasattr(sys.stdin, "buffer") else sys.stdin.read()
         text = raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes) else raw
-        report = run_hook(text)
+        report = run_hook(text, budget_s=None) if no_budget else run_hook(text)
         if not report.error:
             log_line(state, f"hook {report.summary()} in {(time.monotonic() - started) * 1000:.0f} ms")
     except BaseException:  # noqa: BLE001 - the session matters more than our failure

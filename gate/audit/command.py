@@ -27,6 +27,7 @@ class LiveScope:
 
 
 def run_audit(export: str | None, live: LiveScope | None, *, rules_path: str, level: str | None, role: str,
+              drop_rules: bool,
               fmt: str, out_path: str | None, check: bool, similarity: float, top: int, jobs: int | None,
               echo, echo_err, environ=None) -> int:
     from gate.audit.check import check as check_ceilings
@@ -45,9 +46,9 @@ def run_audit(export: str | None, live: LiveScope | None, *, rules_path: str, le
     if level is not None and level not in revision.levels:
         echo_err(f"usage error: --level {level!r} is not a level of {rules_path} ({', '.join(revision.levels)})")
         return EXIT_BAD_INPUT
-    judge = Judge(revision, level=level, role=role)
+    judge = Judge(revision, level=level, role=role, drop_rules=drop_rules)
     rules = {"path": rules_path, "revision": revision.revision, "policy": revision.policy, "level": judge.level,
-             "role": role, "marker_ids": judge.marker_ids, "known_policies": known_policies(rules_path)}
+             "role": role, "drop_rules_judged": drop_rules, "marker_ids": judge.marker_ids, "known_policies": known_policies(rules_path)}
 
     client = None
     try:

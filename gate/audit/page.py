@@ -155,16 +155,16 @@ def _days(r: dict) -> str:
         return ""
     width, height, left, bottom, top = 1060, 260, 48, 42, 12
     plot_w, plot_h = width - left - 10, height - bottom - top
-    most = max(d["memories"] for d in days) or 1
+    most, tick = _scale(max(d["memories"] for d in days))
     step = plot_w / len(days)
     bar = max(1.0, step * 0.72)
     out = [f'<svg id="per-day-chart" role="img" aria-label="memories written per day" viewBox="0 0 {width} {height}" '
            f'width="100%" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">']
-    for frac in (0, 0.25, 0.5, 0.75, 1):
-        y = top + plot_h * (1 - frac)
+    for value in range(0, most + 1, tick):
+        y = top + plot_h * (1 - value / most)
         out.append(f'<line x1="{left}" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e3e6ec"/>')
         out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11" fill="#5d6677">'
-                   f'{_short_count(most * frac)}</text>')
+                   f'{_short_count(value)}</text>')
     label_every = max(1, round(len(days) / 12))
     for i, d in enumerate(days):
         x = left + i * step + (step - bar) / 2
@@ -199,6 +199,18 @@ def _days(r: dict) -> str:
              "</details>")
     return (f'<section><h2>Memories written per day<small>{len(days)} days</small></h2>{legend}'
             + "".join(out) + table + "</section>")
+
+
+def _scale(largest: int) -> tuple[int, int]:
+    """(axis top, tick step): a step of 1, 2 or 5 times a power of ten, four to six ticks."""
+    largest = max(1, largest)
+    step = 1
+    while True:
+        for m in (1, 2, 5):
+            if largest <= step * m * 5:
+                tick = step * m
+                return -(-largest // tick) * tick, tick
+        step *= 10
 
 
 def _short_count(x: float) -> str:

@@ -53,7 +53,7 @@ def build(tally, clusters, *, source: str, rules: dict, similarity: float, top: 
                 markers[marker_id] += n
     report = {
         "source": source,
-        "rules": {k: rules[k] for k in ("path", "revision", "policy", "level", "role")},
+        "rules": {k: rules[k] for k in ("path", "revision", "policy", "level", "role", "drop_rules_judged")},
         "memories": memories,
         "distinct_shapes": tally.distinct_shapes(),
         "near_duplicates": {

@@ -37,6 +37,8 @@ class BatchResult:
 
 
 _judge = None  # set in each worker (or in the parent for an inline run) by `install`
+_signatures: dict = {}  # shape key -> LSH signature, across batches (heartbeat shapes recur)
+_SIGNATURE_CACHE = 100_000
 
 
 def install(judge) -> None:
@@ -82,7 +84,12 @@ def _tally(out: BatchResult, m: Memory, judge) -> None:
     entry = out.shapes.get(key)
     if entry is None:
         sample = text[:SAMPLE_CHARS]
-        out.shapes[key] = [form, signature(form), 1, sample, m.created_at, sample, m.created_at, markers, drop]
+        bands = _signatures.get(key, False)
+        if bands is False:
+            if len(_signatures) >= _SIGNATURE_CACHE:
+                _signatures.clear()
+            bands = _signatures[key] = signature(form)
+        out.shapes[key] = [form, bands, 1, sample, m.created_at, sample, m.created_at, markers, drop]
     else:
         entry[2] += 1
         entry[5] = text[:SAMPLE_CHARS]

@@ -28,6 +28,7 @@ _NUMBER = re.compile(r"\d[\d,_]*(?:\.\d+)?(?:e[-+]?\d+)?(?:[a-z%µ]{1,3}(?![a-z]
 _TOKEN = re.compile(r"<[a-z]+>|[^\W_]+")
 _PLACEHOLDER_RUN = re.compile(r"(<[a-z]+>)(?: \1)+")
 _LETTER = re.compile(r"[a-z]")
+_DIGIT = re.compile(r"\d")
 _HEX_LETTERS = frozenset("abcdef")
 
 
@@ -54,15 +55,19 @@ def shape(text: str) -> str:
         s = _URL.sub(" <url> ", s)
     if "@" in s:
         s = _EMAIL.sub(" <email> ", s)
-    if "-" in s:
+    digits = _DIGIT.search(s) is not None  # ids, times, hashes, rates and numbers all hold one
+    if digits and "-" in s:
         s = _UUID.sub(" <id> ", s)
-    if ":" in s or "-" in s:
+    if digits and (":" in s or "-" in s):
         s = _TIME.sub(" <time> ", s)
-    s = _HEX.sub(_hex, s)
+    if digits:
+        s = _HEX.sub(_hex, s)
     if "/" in s:
-        s = _RATE.sub(" <rate> ", s)
+        if digits:
+            s = _RATE.sub(" <rate> ", s)
         s = _PATH.sub(_path, s)
-    s = _NUMBER.sub(" <n> ", s)
+    if digits:
+        s = _NUMBER.sub(" <n> ", s)
     out = " ".join(_TOKEN.findall(s))
     return _PLACEHOLDER_RUN.sub(r"\1", out) if "<" in out else out
 
@@ -79,11 +84,17 @@ def shape_key(shape_text: str) -> int:
 
 # -- similarity: one-permutation MinHash over the shape's token set, banded for LSH ------------
 
-BINS = 8  # min-hashes per signature
-ROWS = 2  # min-hashes per band: two shapes share a band with probability ~ J^2
-BANDS = BINS // ROWS  # so they become candidates with probability ~ 1 - (1 - J^2)^4
-MIN_SIMILAR_TOKENS = 3  # shorter shapes are grouped by exact shape only
-_EMPTY = 1 << 62
+BINS = 12  # min-hashes per signature
+ROWS = 3  # min-hashes per band: two shapes share a band with probability ~ J^3
+BANDS = BINS // ROWS  # so they become candidates with probability ~ 1 - (1 - J^3)^4 (0.94 at J = 0.8)
+MIN_SIMILAR_TOKENS = 3  # shapes with fewer content tokens are grouped by exact shape only
+# Words in nearly every sentence: two unrelated facts share them, so they are left out of the
+# similarity (they would put every fact in one LSH bucket and say nothing about sameness).
+STOPWORDS = frozenset(
+    "a an and are as at be been but by can do does for from had has have he her his i if in into is it its "
+    "me my no not now of on or our she so than that the their them then there these they this to too us "
+    "was we were what when which who will with would you your".split())
+_EMPTY = 1 << 63  # above every 63-bit token hash
 
 _token_hashes: dict = {}
 
@@ -103,7 +114,7 @@ def signature(shape_text: str) -> tuple | None:
     One hash per token; the token's bin is its hash modulo BINS and each bin keeps its minimum
     (one-permutation hashing), an empty bin borrows the next filled one (densification), so a
     signature costs one pass over the tokens. Integer tuples hash the same in every process."""
-    tokens = set(shape_text.split())
+    tokens = token_set(shape_text)
     if len(tokens) < MIN_SIMILAR_TOKENS:
         return None
     mins = [_EMPTY] * BINS
@@ -121,9 +132,27 @@ def signature(shape_text: str) -> tuple | None:
     return tuple(hash((band, *mins[band * ROWS:(band + 1) * ROWS])) for band in range(BANDS))
 
 
-def jaccard(a: str, b: str) -> float:
-    """Token-set similarity of two shapes."""
-    sa, sb = set(a.split()), set(b.split())
-    if not sa and not sb:
+def token_set(shape_text: str) -> frozenset:
+    """The shape's content tokens (stopwords left out), as similarity compares them."""
+    return frozenset(shape_text.split()) - STOPWORDS
+
+
+def similar(a: frozenset, b: frozenset, threshold: float) -> bool:
+    """Jaccard(a, b) >= threshold, without building the union (and mostly without the
+    intersection: the similarity can be no more than the smaller size over the larger)."""
+    la, lb = len(a), len(b)
+    if la > lb:
+        la, lb = lb, la
+    if not lb:
+        return True
+    if la < threshold * lb:
+        return False
+    inter = len(a & b)
+    return inter >= threshold * (la + lb - inter)
+
+
+def jaccard(a: frozenset, b: frozenset) -> float:
+    """Token-set similarity of two shapes' token sets."""
+    if not a and not b:
         return 1.0
-    return len(sa & sb) / len(sa | sb)
+    return len(a & b) / len(a | b)

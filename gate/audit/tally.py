@@ -15,7 +15,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 
-from gate.audit.shape import BANDS, jaccard
+from gate.audit.shape import BANDS, similar, token_set
 
 _SCHEMA = f"""
 CREATE TABLE shapes (
@@ -29,7 +29,7 @@ CREATE TABLE cells (key INTEGER NOT NULL, policy TEXT NOT NULL, day TEXT NOT NUL
 _UPSERT = (f"INSERT INTO shapes VALUES (?,?,?,?,?,?,?,?,?,{','.join('?' * BANDS)}) "
            "ON CONFLICT(key) DO UPDATE SET n = n + excluded.n, last_text = excluded.last_text, "
            "last_at = excluded.last_at")
-MAX_BUCKET_COMPARISONS = 16  # representatives a shape is compared with inside one LSH bucket
+MAX_BUCKET_COMPARISONS = 4  # representatives a shape is compared with inside one LSH bucket
 
 
 @dataclass
@@ -101,15 +101,16 @@ class Tally:
                 for value, key, form in rows:
                     if value != bucket:
                         bucket, reps = value, []
-                    for rep_key, rep_form in reps:
-                        if jaccard(form, rep_form) >= similarity:
+                    tokens = token_set(form)
+                    for rep_key, rep_tokens in reps:
+                        if similar(tokens, rep_tokens, similarity):
                             a, b = find(key), find(rep_key)
                             if a != b:
                                 parent[a] = b
                             break
                     else:
                         if len(reps) < MAX_BUCKET_COMPARISONS:
-                            reps.append((key, form))
+                            reps.append((key, tokens))
         involved = set(parent) | set(parent.values())
         groups: dict = {}
         for chunk in _chunks(list(involved), 500):

@@ -27,8 +27,9 @@ def render(report: dict, check: dict | None = None) -> str:
         f"near-duplicates  {pct(nd['share'])}  ({nd['memories']:,} memories in {nd['clusters']:,} clusters; "
         f"largest {nd['largest']:,}; shapes at least {nd['similarity']:g} alike are one cluster)",
         f"noise            {pct(noise['share'])}  ({noise['memories']:,}): noise markers {pct(noise['marker_share'])} "
-        f"({noise['marker_memories']:,}), the drop rules would drop {pct(noise['would_drop_share'])} "
-        f"({noise['would_drop']:,})",
+        f"({noise['marker_memories']:,}), " + (
+            f"the drop rules would drop {pct(noise['would_drop_share'])} ({noise['would_drop']:,})"
+            if rules["drop_rules_judged"] else "drop rules not judged (--skip-drop-rules)"),
         f"types            untyped {pct(types['untyped_share'])}, uncategorized {pct(types['uncategorized_share'])}",
     ]
     if noise["markers"]:

@@ -26,6 +26,9 @@ DEFAULT_BASE_URL = "https://api.mem0.ai"
 @click.option("--level", help="Level of the drop rules (default: the revision's default_level).")
 @click.option("--role", type=click.Choice(["user", "assistant", "tool"]), default="user", show_default=True,
               help="Role a memory's text is judged as by the drop rules.")
+@click.option("--skip-drop-rules", is_flag=True,
+              help="Judge noise by the noise markers alone: much faster on a large store (the drop rules "
+                   "cost 0.1-0.3 ms per distinct text); the report says the drop rules were not judged.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text", show_default=True)
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), help="Write the report here (the summary still prints).")
 @click.option("--check", is_flag=True,
@@ -35,7 +38,7 @@ DEFAULT_BASE_URL = "https://api.mem0.ai"
 @click.option("--top", default=10, show_default=True, type=click.IntRange(0, 1000), help="Largest clusters to show.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Worker processes (default: cores, at most 4).")
 def audit(export, live, user_id, app_id, project_id, org_id, base_url, api_key_env, page_size, rules_path, level,
-          role, fmt, out_path, check, similarity, top, jobs) -> None:
+          role, skip_drop_rules, fmt, out_path, check, similarity, top, jobs) -> None:
     """Audit a memory store: near-duplicate clusters, noise, and which policy let each in.
 
     EXPORT is a JSON Lines or JSON export (get_all pages or memory objects) or the SQLite file
@@ -53,7 +56,8 @@ def audit(export, live, user_id, app_id, project_id, org_id, base_url, api_key_e
                           base_url=base_url, api_key_env=api_key_env, page_size=page_size)
     elif user_id or app_id or project_id or org_id:
         raise click.UsageError("--user-id, --app-id, --project-id and --org-id go with --live")
-    code = run_audit(export, scope, rules_path=rules_path or newest_rules(), level=level, role=role, fmt=fmt,
+    code = run_audit(export, scope, rules_path=rules_path or newest_rules(), level=level, role=role,
+                     drop_rules=not skip_drop_rules, fmt=fmt,
                      out_path=out_path, check=check, similarity=similarity, top=top, jobs=jobs,
                      echo=click.echo, echo_err=lambda line: click.echo(line, err=True))
     sys.exit(code)

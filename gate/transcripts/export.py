@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import random
 import re
+from typing import NamedTuple
 
 from gate.transcripts.reader import read_transcript
 from gate.transcripts.replay import FLIPS
@@ -21,6 +22,14 @@ from gate.transcripts.windows import exchanges
 TODO = "label me"
 _LABEL = {"drop": "drop", "skip": "exclude", "flag": "extract"}
 _SLUG = re.compile(r"[^a-z0-9]+")
+
+
+class Candidate(NamedTuple):
+    path: str
+    key: str
+    session_id: str
+    decisions: list  # (action, type, rule) per revision
+    flip: str | None
 
 
 class CandidateSampler:
@@ -41,11 +50,11 @@ class CandidateSampler:
         slot[0] += 1
         reservoir = slot[1]
         if len(reservoir) < self.size:
-            reservoir.append((path, exchange.key, exchange.session_id, decisions_summary(decisions), flip))
+            reservoir.append(_candidate(path, exchange, decisions, flip))
         else:
             j = self.rng.randrange(slot[0])
             if j < self.size:
-                reservoir[j] = (path, exchange.key, exchange.session_id, decisions_summary(decisions), flip)
+                reservoir[j] = _candidate(path, exchange, decisions, flip)
 
     def chosen(self) -> list:
         """Up to `size` items: flips first, then the other strata, one from each in turn."""
@@ -63,38 +72,37 @@ class CandidateSampler:
         return picked
 
 
-def decisions_summary(decisions) -> list:
-    return [(d.action, d.type, d.rule) for d in decisions]
+def _candidate(path, exchange, decisions, flip) -> Candidate:
+    return Candidate(path, exchange.key, exchange.session_id, [(d.action, d.type, d.rule) for d in decisions], flip)
 
 
 def candidate_fixtures(picked, sides, redactor) -> list[dict]:
     """The chosen windows, read back from their files, as fixture entries."""
     by_file: dict = {}
     for item in picked:
-        by_file.setdefault(item[0], []).append(item)
+        by_file.setdefault(item.path, []).append(item)
     windows = {}
     for path, items in by_file.items():
-        wanted = {(item[2], item[1]) for item in items}
+        wanted = {(item.session_id, item.key) for item in items}
         for exchange in exchanges(read_transcript(path, final=True).entries):
             ident = (exchange.session_id, exchange.key)
             if ident in wanted:
                 windows.setdefault((path,) + ident, exchange)
     out, ids = [], set()
-    for path, key, session, summary, flip in picked:
-        exchange = windows.get((path, session, key))
+    for item in picked:
+        exchange = windows.get((item.path, item.session_id, item.key))
         if exchange is None:  # the file changed since it was replayed
             continue
-        action, type_, _ = summary[0]
-        entry = {
-            "id": _unique_id(path, exchange.line or exchange.offset, ids),
+        action, type_, _ = item.decisions[0]
+        out.append({
+            "id": _unique_id(item.path, exchange.line or exchange.offset, ids),
             "window": [_redacted_turn(t, redactor) for t in exchange.window],
             "label": _LABEL[action],
             "expect_type": type_ if action == "flag" else None,
-            "note": _note(path, exchange, summary, sides, flip),
-            "tags": ["replay", "flip"] if flip else ["replay"],
+            "note": _note(item.path, exchange, item.decisions, sides, item.flip),
+            "tags": ["replay", "flip"] if item.flip else ["replay"],
             "todo": TODO,
-        }
-        out.append(entry)
+        })
     return out
 
 

@@ -346,3 +346,48 @@ def test_a_compaction_in_the_middle_of_a_reply_does_not_split_its_exchange(tmp_p
         [item] = spool.items()
     assert [m["role"] for m in item.messages] == ["user", "assistant"]  # the whole exchange, in one window
     assert "Moved: the reindex job" in item.messages[1]["content"]
+
+
+def test_event_by_event_spools_what_one_read_of_the_whole_session_spools(tmp_path):
+    # the same session, hooked after every reply (sometimes mid-line, as the editor writes) and
+    # hooked once at its end, must leave the same items: the offsets lose and repeat nothing
+    session = ClaudeSession(seed=13)
+    steps = []
+    for n, what in enumerate(("squash every merge", "keep secrets in the vault only", "log in UTC everywhere",
+                              "tag releases from CI only", "build images on arm64 too")):
+        decision_exchange(session, what)
+        steps.append(len(session.lines))
+        heartbeat_exchange(session, n + 2)
+        steps.append(len(session.lines))
+        if n % 2:
+            preference_exchange(session, ("short commit subjects", "tabs in Makefiles only")[n // 2])
+            session.bookkeeping("system", subtype="turn_duration", durationMs=800 + n)
+            session.queued("also bump the version")
+            steps.append(len(session.lines))
+        chatter_exchange(session)
+        steps.append(len(session.lines))
+    whole = session.text()
+
+    one = CaptureHome(tmp_path / "one")
+    one_path = tmp_path / "one.jsonl"
+    one_path.write_text(whole)
+    one.hook(one_path, "SessionEnd")
+
+    inc = CaptureHome(tmp_path / "inc")
+    inc_path = tmp_path / "inc.jsonl"
+    lines = whole.splitlines(keepends=True)
+    for k, end in enumerate(steps):
+        written = "".join(lines[:end])
+        if k % 3 == 1 and end < len(lines):
+            written += lines[end][: len(lines[end]) // 2]  # the editor is halfway through a line
+        inc_path.write_text(written)
+        assert inc.hook(inc_path, "Stop").error is None
+    inc_path.write_text(whole)
+    inc.hook(inc_path, "SessionEnd")
+
+    def keys(home):
+        with home.spool() as spool:
+            return sorted((i.content_key, i.type) for i in spool.items())
+
+    assert keys(inc) == keys(one)
+    assert sorted(t for _, t in keys(one)) == ["decision"] * 5 + ["preference"] * 2

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import struct
 
 _URL = re.compile(r"\b(?:https?|ftp|file)://\S+")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -82,11 +83,11 @@ def shape_key(shape_text: str) -> int:
     return _blake64(shape_text)
 
 
-# -- similarity: one-permutation MinHash over the shape's token set, banded for LSH ------------
+# -- similarity: MinHash over the shape's content tokens, banded for LSH ----------------------
 
 BINS = 12  # min-hashes per signature
-ROWS = 3  # min-hashes per band: two shapes share a band with probability ~ J^3
-BANDS = BINS // ROWS  # so they become candidates with probability ~ 1 - (1 - J^3)^4 (0.94 at J = 0.8)
+ROWS = 2  # min-hashes per band: two shapes share a band with probability J^2
+BANDS = BINS // ROWS  # so they become candidates with probability 1 - (1 - J^2)^6 (0.998 at J = 0.8)
 MIN_SIMILAR_TOKENS = 3  # shapes with fewer content tokens are grouped by exact shape only
 # Words in nearly every sentence: two unrelated facts share them, so they are left out of the
 # similarity (they would put every fact in one LSH bucket and say nothing about sameness).
@@ -94,41 +95,31 @@ STOPWORDS = frozenset(
     "a an and are as at be been but by can do does for from had has have he her his i if in into is it its "
     "me my no not now of on or our she so than that the their them then there these they this to too us "
     "was we were what when which who will with would you your".split())
-_EMPTY = 1 << 63  # above every 63-bit token hash
+_UNPACK = struct.Struct(f">{BINS}I").unpack
 
 _token_hashes: dict = {}
 
 
-def _token_hash(token: str) -> int:
+def _token_hashes_of(token: str) -> tuple:
+    """BINS independent 32-bit hashes of a token, one blake2b digest cut in pieces (cached)."""
     h = _token_hashes.get(token)
     if h is None:
         if len(_token_hashes) > 200_000:  # bounded: words repeat across memories, ids do not
             _token_hashes.clear()
-        h = _token_hashes[token] = _blake64(token) & 0x7FFF_FFFF_FFFF_FFFF
+        digest = hashlib.blake2b(token.encode("utf-8", "surrogatepass"), digest_size=4 * BINS).digest()
+        h = _token_hashes[token] = _UNPACK(digest)
     return h
 
 
 def signature(shape_text: str) -> tuple | None:
-    """BANDS LSH keys of the shape's token set, or None when it is too short to compare.
+    """BANDS LSH keys of the shape's content-token set, or None when it is too short to compare.
 
-    One hash per token; the token's bin is its hash modulo BINS and each bin keeps its minimum
-    (one-permutation hashing), an empty bin borrows the next filled one (densification), so a
-    signature costs one pass over the tokens. Integer tuples hash the same in every process."""
+    Min-hash i is the least i-th hash over the tokens; a band key is the hash of ROWS of them.
+    Integer tuples hash the same in every process, so workers agree on the keys."""
     tokens = token_set(shape_text)
     if len(tokens) < MIN_SIMILAR_TOKENS:
         return None
-    mins = [_EMPTY] * BINS
-    for token in tokens:
-        h = _token_hash(token)
-        b = h % BINS
-        if h < mins[b]:
-            mins[b] = h
-    for b in range(BINS):
-        if mins[b] == _EMPTY:
-            step = 1
-            while mins[(b + step) % BINS] == _EMPTY:
-                step += 1
-            mins[b] = mins[(b + step) % BINS] ^ (step * 0x9E3779B97F4A7C15 & 0x7FFF_FFFF_FFFF_FFFF)
+    mins = [min(column) for column in zip(*[_token_hashes_of(t) for t in tokens])]
     return tuple(hash((band, *mins[band * ROWS:(band + 1) * ROWS])) for band in range(BANDS))
 
 

@@ -30,6 +30,10 @@ _UPSERT = (f"INSERT INTO shapes VALUES (?,?,?,?,?,?,?,?,?,{','.join('?' * BANDS)
            "ON CONFLICT(key) DO UPDATE SET n = n + excluded.n, last_text = excluded.last_text, "
            "last_at = excluded.last_at")
 MAX_BUCKET_COMPARISONS = 4  # representatives a shape is compared with inside one LSH bucket
+# A band shared by more shapes than this is made of words common to a whole family of texts
+# (one template's words), not of one text's: similar shapes also meet in their other bands,
+# and verifying every member of such a bucket would cost more than the rest of the audit.
+MAX_BUCKET = 500
 
 
 @dataclass
@@ -95,8 +99,8 @@ class Tally:
                 col = f"b{band}"
                 rows = self.db.execute(
                     f"SELECT {col}, key, shape FROM shapes WHERE {col} IN "
-                    f"(SELECT {col} FROM shapes WHERE {col} IS NOT NULL GROUP BY {col} HAVING COUNT(*) > 1) "
-                    f"ORDER BY {col}, n DESC, key")
+                    f"(SELECT {col} FROM shapes WHERE {col} IS NOT NULL GROUP BY {col} "
+                    f"HAVING COUNT(*) BETWEEN 2 AND {MAX_BUCKET}) ORDER BY {col}, n DESC, key")
                 bucket, reps = None, []
                 for value, key, form in rows:
                     if value != bucket:

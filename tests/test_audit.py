@@ -265,3 +265,19 @@ def test_the_shipped_sample_export_prints_its_summary():
     assert code == 0, err
     assert "near-duplicates" in out and "by policy" in out
     assert "v2.2+" in out and "v2.3+" in out and "(these rules)" in out
+
+
+def test_a_policy_is_traced_to_the_rules_file_with_that_content(tmp_path):
+    from gate.language.loader import load_revision
+
+    path = rules(tmp_path, name="t1.0.yaml")  # the tiny revision is named t1.0
+    policy = load_revision(path).policy
+    assert policy.startswith("t1.0+")
+    store = [memory(FACTS[0], policy=policy), memory(FACTS[1], policy="t1.0+000000000000"),
+             memory(FACTS[2], policy="v9.9+0123456789ab")]
+    export = write_jsonl(tmp_path / "e.jsonl", store)
+    _, report, _ = run_json(export, "--rules", path, "--jobs", "1")
+    rows = {p["policy"]: p for p in report["policies"]}
+    assert rows[policy]["revision"] == path and rows[policy]["current"] is True
+    assert rows["t1.0+000000000000"]["revision"] is None  # same name, other content: an edited file
+    assert rows["v9.9+0123456789ab"]["revision"] is None and not rows["v9.9+0123456789ab"]["current"]

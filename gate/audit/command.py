@@ -48,7 +48,7 @@ def run_audit(export: str | None, live: LiveScope | None, *, rules_path: str, le
         return EXIT_BAD_INPUT
     judge = Judge(revision, level=level, role=role, drop_rules=drop_rules)
     rules = {"path": rules_path, "revision": revision.revision, "policy": revision.policy, "level": judge.level,
-             "role": role, "drop_rules_judged": drop_rules, "marker_ids": judge.marker_ids, "known_policies": known_policies(rules_path)}
+             "role": role, "drop_rules_judged": drop_rules, "marker_ids": judge.marker_ids}
 
     client = None
     try:
@@ -67,6 +67,9 @@ def run_audit(export: str | None, live: LiveScope | None, *, rules_path: str, le
         if client is not None:
             client.close()
 
+    files = rules_files_of(rules_path, [p["policy"] for p in report["policies"]])
+    for row in report["policies"]:
+        row["revision"] = files.get(row["policy"])
     verdict = check_ceilings(report, revision.thresholds, rules_path)
     report["check"] = verdict
     try:
@@ -111,23 +114,27 @@ def _live_source(live: LiveScope, environ):
     return client, read_live(client, filters, page_size=live.page_size), f"live {safe_url(live.base_url)} ({where})"
 
 
-def known_policies(rules_path: str) -> dict:
-    """policy id -> rules file, for the files beside `rules_path` (cached loads, bad files skipped)."""
+def rules_files_of(rules_path: str, policies: list) -> dict:
+    """policy id -> the rules file beside `rules_path` whose content has that id.
+
+    A policy id starts with its revision's name (`v2.3+4b32449fe8f7`), so only the file of that
+    name is loaded; a file that does not load, or whose content changed since, names nothing."""
     from gate.engine.cache import load_revision_cached
     from gate.language.errors import GateError
 
     folder = os.path.dirname(rules_path) or "."
     out = {}
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith((".yaml", ".yml")))
-    except OSError:
-        return out
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            out.setdefault(load_revision_cached(path).policy, path)
-        except (GateError, OSError, ValueError):
-            continue
+    for policy in policies:
+        name = policy.split("+", 1)[0]
+        for suffix in (".yaml", ".yml"):
+            path = os.path.join(folder, name + suffix)
+            if not name or not os.path.isfile(path):
+                continue
+            try:
+                if load_revision_cached(path).policy == policy:
+                    out[policy] = path
+            except (GateError, OSError, ValueError):
+                pass
     return out
 
 

@@ -68,7 +68,7 @@ def build(tally, clusters, *, source: str, rules: dict, similarity: float, top: 
             "would_drop_share": share(totals["dropped"], memories), "would_drop": totals["dropped"],
             "drop_rules": dict(tally.drop_hits.most_common()),
         },
-        "policies": _policies(by_policy, policy_days, memories, rules.get("policy"), rules.get("known_policies", {})),
+        "policies": _policies(by_policy, policy_days, memories, rules.get("policy")),
         "types": _types(tally, memories),
         "days": [_shares(day, c, "day") for day, c in sorted(by_day.items(), key=lambda kv: _day_order(kv[0]))],
         "clusters": _largest(tally, clusters[:top], marker_ids),
@@ -96,13 +96,13 @@ def _policy_days(tally) -> dict:
     return out
 
 
-def _policies(by_policy: dict, days: dict, memories: int, current: str | None, known: dict) -> list:
+def _policies(by_policy: dict, days: dict, memories: int, current: str | None) -> list:
     rows = []
     for policy, c in by_policy.items():
         row = _shares(policy, c, "policy")
         row["corpus_share"] = share(c["memories"], memories)
         row["first_day"], row["last_day"] = days.get(policy, (None, None))
-        row["revision"] = known.get(policy)
+        row["revision"] = None  # the rules file with this policy id, filled in by the command
         row["current"] = policy == current
         rows.append(row)
     rows.sort(key=lambda r: (r["policy"] == NO_POLICY, r["first_day"] or "", r["policy"]))

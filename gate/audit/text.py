@@ -43,9 +43,9 @@ def render(report: dict, check: dict | None = None) -> str:
         name = p["policy"] + (" (these rules)" if p["current"] else "")
         when = f"{p['first_day']} .. {p['last_day']}" if p["first_day"] else "-"
         rows.append([name, f"{p['memories']:,}", pct(p["corpus_share"]), pct(p["near_duplicate_share"]),
-                     pct(p["noise_share"]), pct(p["would_drop_share"]), when])
-    lines += ["  " + x for x in table(["policy", "memories", "corpus", "near-dup", "noise", "would drop", "days"],
-                                      rows, "lrrrrrl")]
+                     pct(p["noise_share"]), pct(p["would_drop_share"]), when, p.get("revision") or "-"])
+    lines += ["  " + x for x in table(["policy", "memories", "corpus", "near-dup", "noise", "would drop", "days",
+                                       "rules file"], rows, "lrrrrrll")]
 
     lines += ["", "by day" + (f" (latest {MAX_DAYS} of {len(days)})" if len(days) > MAX_DAYS else "")]
     rows = [[d["day"], f"{d['memories']:,}", pct(d["near_duplicate_share"]), pct(d["noise_share"]),

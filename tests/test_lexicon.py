@@ -31,7 +31,9 @@ def test_terms_match_on_token_boundaries_only():
     assert found("the switch is unswitched; insteadof") == set()  # inside words: never
     assert found("user_id and users") == set()  # '_' and letters are word characters
     assert found("(user) always,") == {"user", "always"}
-    assert found("instead  of") == {"instead"}  # a phrase is two words one space apart
+    assert found("instead  of") == {"instead"}  # a phrase is two words one separator apart
+    assert found("instead-of, switched\nalways") == {"instead", "instead of", "switched", "always"}
+    assert found("café user—always") == {"user", "always"}  # separators beyond ASCII too
     assert found("") == set() and lex.find("") == ()
 
 

@@ -48,7 +48,7 @@ def _terms_of(text: str) -> set:
             continue
         if token not in STOPWORDS and len(token) >= 3:  # two letters alone: an abbreviation or an id
             found.add(token)
-        if previous is not None and previous[1] + 1 == match.start() and text[previous[1]] == " ":
+        if previous is not None and previous[1] + 1 == match.start():  # one separator apart, as the matcher
             if not (previous[0] in STOPWORDS and token in STOPWORDS):
                 found.add(previous[0] + " " + token)
         previous = (token, match.end())

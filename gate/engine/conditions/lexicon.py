@@ -4,12 +4,13 @@ with per-type weights (fitted by `gate fit --lexicon N`, reviewed like any rule)
 The condition is true when one of its terms is in the subject's text; the signal
 that holds it then scores the sum of the found terms' weights (each term counts
 once per window), and its trace names the terms that weighed most. A term matches
-on token boundaries: the characters around it are not word characters (letters,
-digits, '_'), so 'switch' is not found in 'switched' nor 'user' in 'user_id'.
+whole words: every character that is not a word character (a letter, digit or '_')
+separates words, so 'switch' is not found in 'switched' nor 'user' in 'user_id', and
+a two-word term's words sit one separator apart ('instead of', 'read-only').
 
-Every term is found in one pass over the text (an Aho-Corasick automaton, built on
-first use so a revision that never reaches its lexicon pays nothing at start-up);
-without the `ahocorasick` package, each term is looked for with str.find, same result.
+Every term is found in one pass over the separated text (an Aho-Corasick automaton,
+built on first use so a revision that never reaches its lexicon pays nothing at
+start-up); without the `ahocorasick` package, a substring test per term, same result.
 """
 
 from __future__ import annotations
@@ -28,8 +29,21 @@ TERM_SHAPE = re.compile(r"[a-z]{2,}(?: [a-z]{2,})?")  # one or two lowercase wor
 TRACE_TERMS = 3  # terms the trace names for the type that gained most
 
 
+_NON_WORD = re.compile(r"\W")  # \W: neither alphanumeric nor '_' (str.isalnum, in any script)
+_ASCII_SEPARATORS = bytes(c if chr(c).isalnum() or c == ord("_") else ord(" ") for c in range(128)) + bytes(128)
+
+
 def is_word_char(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
+
+
+def separated(lower: str) -> str:
+    """The text with every non-word character a space, and a space at each end: a term
+    is found as ' term ', so only whole words match, and a two-word term's words sit one
+    separator apart (a space, a hyphen, a line break...)."""
+    if lower.isascii():
+        return " " + lower.encode("ascii").translate(_ASCII_SEPARATORS).decode("ascii") + " "
+    return " " + _NON_WORD.sub(" ", lower) + " "
 
 
 def term_problems(terms: dict) -> list[tuple[str, str]]:
@@ -77,25 +91,19 @@ class Lexicon:
         return hits
 
     def find(self, lower: str) -> tuple:
-        """Indices of the terms found in `lower` (lowercased text) on token boundaries."""
+        """Indices of the terms found in `lower` (lowercased text), in table order."""
         if not self.terms or not lower:
             return ()
+        text = separated(lower)
         if _ahocorasick is None:
-            return tuple(i for i, term in enumerate(self.terms) if _occurs(term, lower))
+            return tuple(i for i, term in enumerate(self.terms) if f" {term} " in text)
         automaton = self._automaton or self._build()
-        hits = set()
-        end_of_text = len(lower) - 1
-        for end, (index, length) in automaton.iter(lower):
-            start = end - length + 1
-            if (start == 0 or not is_word_char(lower[start - 1])) and (
-                    end == end_of_text or not is_word_char(lower[end + 1])):
-                hits.add(index)
-        return tuple(sorted(hits))
+        return tuple(sorted({index for _, index in automaton.iter(text)}))
 
     def _build(self):
         automaton = _ahocorasick.Automaton()
         for index, term in enumerate(self.terms):
-            automaton.add_word(term, (index, len(term)))
+            automaton.add_word(f" {term} ", index)  # spaces on both sides: whole words only
         automaton.make_automaton()
         self._automaton = automaton
         return automaton
@@ -119,26 +127,19 @@ class Lexicon:
         """'decision+1.4 insight-0.2: switched, instead': each type's total (all_types
         spread over the types), largest first, and the terms that weighed most toward the first."""
         spread = totals.get(ALL_TYPES_KEY, 0.0)
-        effective = {t: totals.get(t, 0.0) + spread for t in DURABLE_TYPES}
-        effective.update((t, v + spread) for t, v in totals.items() if t not in effective and t != ALL_TYPES_KEY)
-        shown = sorted(((round(v, 2), k) for k, v in effective.items() if round(v, 2)), key=lambda p: -p[0])
+        shown = []
+        for type_name in DURABLE_TYPES:
+            value = round(totals.get(type_name, 0.0) + spread, 2)
+            if value:
+                shown.append((-value, type_name))
         if not shown:
             return "+0"
+        shown.sort()
         lead = shown[0][1]
-        ranked = sorted(hits, key=lambda i: -self.weights[i].get(lead, 0.0))[:TRACE_TERMS]
-        words = ", ".join(self.terms[i] for i in ranked if self.weights[i].get(lead, 0.0) > 0)
-        text = " ".join(f"{k}{v:+g}" for v, k in shown)
-        return f"{text}: {words}" if words else text
-
-
-def _occurs(term: str, lower: str) -> bool:
-    start = lower.find(term)
-    while start >= 0:
-        end = start + len(term)
-        if (start == 0 or not is_word_char(lower[start - 1])) and (end == len(lower) or not is_word_char(lower[end])):
-            return True
-        start = lower.find(term, start + 1)
-    return False
+        ranked = sorted((-self.weights[i].get(lead, 0.0), i) for i in hits)
+        words = [self.terms[i] for weight, i in ranked[:TRACE_TERMS] if weight < 0]
+        text = " ".join(f"{name}{-value:+g}" for value, name in shown)
+        return f"{text}: {', '.join(words)}" if words else text
 
 
 def compile(spec, ctx, path):

@@ -281,3 +281,12 @@ def test_a_policy_is_traced_to_the_rules_file_with_that_content(tmp_path):
     assert rows[policy]["revision"] == path and rows[policy]["current"] is True
     assert rows["t1.0+000000000000"]["revision"] is None  # same name, other content: an edited file
     assert rows["v9.9+0123456789ab"]["revision"] is None and not rows["v9.9+0123456789ab"]["current"]
+
+
+def test_check_on_a_store_with_no_memories_fails(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    code, out, _ = run(str(empty), "--rules", rules(tmp_path), "--check")
+    assert code == 1 and "no memories were read" in out
+    code, out, _ = run(str(empty), "--rules", rules(tmp_path))
+    assert code == 0 and "0 memories" in out

@@ -3,7 +3,7 @@
 The ceilings are the revision's `thresholds.audit_max_near_duplicate_share` and
 `thresholds.audit_max_noise_share`. There is no default: a revision without one cannot check
 the store, and says which key is missing (a scheduled audit that quietly checks nothing must
-not pass).
+not pass), and neither does an audit that read no memory at all.
 """
 
 from __future__ import annotations
@@ -31,5 +31,8 @@ def check(report: dict, thresholds: dict, rules_path: str) -> dict:
             part = report[section]["memories"]
             failures.append(f"{label} {value:.1%} ({part:,} of {report['memories']:,} memories) "
                             f"is above the ceiling {ceiling:.1%} ({key})")
+    if not report["memories"] and not missing:
+        # a scheduled audit of a wrong scope reads nothing; that must not read as a clean store
+        failures.append("no memories were read: nothing to check (an empty export, or a scope that holds none)")
     return {"passed": not failures and not missing, "failures": failures, "missing": missing,
             "ceilings": ceilings}

@@ -290,3 +290,17 @@ def test_check_on_a_store_with_no_memories_fails(tmp_path):
     assert code == 1 and "no memories were read" in out
     code, out, _ = run(str(empty), "--rules", rules(tmp_path))
     assert code == 0 and "0 memories" in out
+
+
+def test_gate_classify_does_not_import_the_audit(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys\nsys.argv = ['gate', 'classify', '--rules', sys.argv[1]]\n"
+            "from gate.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('gate.audit') or m == 'sqlite3'), file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", code, rules(tmp_path)], input='[{"role": "user", "content": "hi"}]',
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == "[]"

@@ -186,6 +186,8 @@ def _spare_the_person(rule, subject, recent, whole, make):
     dropped); else the turns it takes instead: every judged turn that is not the person's
     (an assistant restating the file a tool read, a secret a tool printed)."""
     person = tuple(t for t in subject.turns if t.role == "user")
+    if person and len(person) == len(subject.turns) and not subject.tool_text:
+        return None  # the very turns it judged, with no tool text to be blind to: the evidence is theirs
     if person and _fires(rule, make(person, recent, window=whole).blind_to_tools()):
         return None
     return tuple(t for t in subject.turns if t.role != "user")

@@ -1,9 +1,10 @@
 """The fit itself: regularized multinomial logistic regression in the classifier's form.
 
-Classes are 'nothing durable' and the memory types. The classifier scores each type
-as the sum of the weights of the signals that fired and has no per-type intercept, so
-the model is exactly that: logit(type) = x . w_type, logit(nothing durable) = 0. The
-loss is the summed cross-entropy plus an L2 penalty (strength `l2`) on every free
+The classifier scores each type as the sum of the weights of the signals that fired
+and has no per-type intercept, so the model is exactly that: logit(class) = x . w_class,
+with a reference class at logit 0 ('nothing durable') or without one (the types alone).
+gate.fit.weights uses it twice: durable vs nothing durable, and type among the durable.
+The loss is the summed cross-entropy plus an L2 penalty (strength `l2`) on every free
 weight. A signal marked `fit: {fixed: true}` adds its hand weights as a constant
 offset; `sign` bounds all of a feature's weights (a counter-signal stays one).
 

@@ -55,7 +55,9 @@ def replace_values(text: str, edits) -> str:
     spans = []
     for path, replacement in edits:
         node = _node(root, path)
-        spans.append((node.start_mark.index, node.end_mark.index, replacement))
+        start, end = node.start_mark.index, node.end_mark.index
+        end = start + len(text[start:end].rstrip())  # a block value ends where the next key starts
+        spans.append((start, end, replacement))
     for start, end, replacement in sorted(spans, reverse=True):
         text = text[:start] + replacement + text[end:]
     return text

@@ -253,7 +253,8 @@ def test_the_golden_comment_renders_as_tables_in_reading_order():
         elif token.type == "inline" and token.content.startswith(("… and", "**Verdict")):
             order.append(token.content.split(" ")[0] + " " + token.content.split(" ")[1])
     metrics, fixtures, rule_changes = tables
-    assert metrics == 13  # every metric, one row each
+    diff = json.loads(gate("diff", "rules/v1.0.yaml", "rules/v1.1.yaml", "--format", "json", cwd=COMMENT_DATA).stdout)
+    assert metrics == len(diff["metrics"])  # every metric, one row each
     assert fixtures == 20  # at most 20 changed fixtures ...
     assert order == ["table", "table", "… and", "table", "**Verdict: breaking**"]  # ... then the count of the rest
     assert rule_changes == 3
@@ -304,7 +305,8 @@ def test_the_golden_comment_in_a_real_browser(tmp_path):
 
     dom = Tables()
     dom.feed(result.stdout)
-    assert dom.rows == [14, 21, 4]  # header + 13 metrics, header + 20 fixtures, header + 3 rule changes
+    metrics = GOLDEN.read_text(encoding="utf-8").split("\n\n")[2].count("\n") - 1  # the first table's body rows
+    assert dom.rows == [1 + metrics, 21, 4]  # header + each metric, header + 20 fixtures, header + 3 rule changes
     missing = gate("eval", "--rules", "rules/v9.yaml", "--check", "--quiet", "--report", os.devnull, cwd=COMMENT_DATA)
     assert missing.returncode == 2
     assert missing.stdout.splitlines() == ["gate eval --check FAILED: rules/v9.yaml (not loaded) at -: nothing measured",

@@ -8,7 +8,7 @@ import re
 import pytest
 import yaml
 
-from repokit import gate, git, init_repository, replace_value, replace_values, run
+from repokit import gate, git, init_repository, replace_value, run
 from gate.language.loader import load_revision
 from gate.scaffold.repository import newest_shipped_revision
 
@@ -128,9 +128,9 @@ def test_the_eval_hook_names_the_failed_floor_and_its_fixtures(tmp_path):
     init_repository(repo)
     rules = repo / "rules" / "v1.0.yaml"
     text = rules.read_text()
-    # Signals that weigh nothing flag nothing: every extract fixture is skipped.
-    signals = yaml.safe_load(text)["signals"]
-    rules.write_text(replace_values(text, [(("signals", i, "weights"), "{all_types: 0}") for i in range(len(signals))]))
+    # A flag threshold no score reaches: every extract fixture is skipped.
+    levels = yaml.safe_load(text)["levels"]
+    rules.write_text(replace_value(text, ("flag", "thresholds"), "{" + ", ".join(f"{lv}: 1000" for lv in levels) + "}"))
     result = gate("eval", "--check", "--quiet", cwd=repo)
     assert result.returncode == 1
     lines = result.stdout.splitlines()

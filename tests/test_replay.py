@@ -155,6 +155,10 @@ def test_export_is_valid_fixtures_flips_first_with_secrets_redacted(archive, rul
     # validates with the shipped fixtures it would join (ids do not collide, schema holds)
     loaded = load_fixtures([os.path.join(ROOT, "fixtures"), str(target)], require_all_types=True)
     assert sum(1 for f in loaded if f.id.startswith("replay-")) == 6
+    # and on its own, as `gate fixtures FILE` (candidates wait for labels: no type coverage asked yet)
+    alone = _run(["fixtures", str(target)])
+    assert alone.exit_code == 0, alone.output
+    assert "6 fixtures, 6 marked todo" in alone.output
     # the same seed gives the same sample
     again = tmp_path / "again.yaml"
     _run(["replay", str(archive), "--rules", RULES, "--vs", rules_b, "--no-progress",
@@ -243,3 +247,13 @@ def test_export_of_text_with_a_lone_surrogate_and_control_characters_still_loads
     assert len(exported) == 1
     assert "digest ?, never" in exported[0].window[0]["content"]
     assert exported[0].window[2]["content"][0]["content"] == "digest: sha256:4f1c\x07\x1b[0m done"
+
+
+def test_a_labeled_set_must_still_cover_every_type(tmp_path):
+    only_decisions = tmp_path / "labeled.yaml"
+    only_decisions.write_text(
+        "- id: one-decision\n  window: [{role: user, content: 'we moved the queue to redis, the cron was flaky'}]\n"
+        "  label: extract\n  expect_type: decision\n  note: a labeled set with one type\n")
+    result = _run(["fixtures", str(only_decisions)])
+    assert result.exit_code != 0
+    assert "no extract fixture for type(s): preference" in result.output

@@ -101,7 +101,9 @@ def _load_fixtures(paths, require_all_types: bool, use_cache: bool) -> list[Fixt
                                     entry["note"], tuple(entry.get("tags", ())), entry.get("todo"), file, line))
     if problems:
         raise GateError(problems)
-    if require_all_types:
+    # A set that is all `todo` (candidates exported by `gate replay`, waiting for labels) asks
+    # nothing of coverage yet; any labeled set must cover every durable type.
+    if require_all_types and not all(f.todo for f in fixtures):
         covered = {f.expect_type for f in fixtures if f.label == "extract"}
         missing = [t for t in DURABLE_TYPES if t not in covered]
         if missing:

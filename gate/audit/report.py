@@ -43,7 +43,7 @@ def build(tally, clusters, *, source: str, rules: dict, similarity: float, top: 
                 bucket["near_duplicate"] += n
                 if not flags:
                     bucket["near_duplicate_clean"] += n
-    policy_days = _policy_days(tally)
+    policy_days = tally.policy_days()
 
     near = totals["near_duplicate"]
     markers = Counter()
@@ -86,14 +86,6 @@ def _shares(name, c: Counter, key: str) -> dict:
 
 def _day_order(day: str):
     return (day == UNKNOWN_DAY, day)
-
-
-def _policy_days(tally) -> dict:
-    out = {}
-    for policy, first, last in tally.db.execute(
-            "SELECT policy, MIN(day), MAX(day) FROM cells WHERE day <> ? GROUP BY policy", (UNKNOWN_DAY,)):
-        out[policy] = (first, last)
-    return out
 
 
 def _policies(by_policy: dict, days: dict, memories: int, current: str | None) -> list:

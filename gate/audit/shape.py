@@ -140,10 +140,3 @@ def similar(a: frozenset, b: frozenset, threshold: float) -> bool:
         return False
     inter = len(a & b)
     return inter >= threshold * (la + lb - inter)
-
-
-def jaccard(a: frozenset, b: frozenset) -> float:
-    """Token-set similarity of two shapes' token sets."""
-    if not a and not b:
-        return 1.0
-    return len(a & b) / len(a | b)

@@ -15,6 +15,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 
+from gate.audit.records import UNKNOWN_DAY
 from gate.audit.shape import BANDS, similar, token_set
 
 _SCHEMA = f"""
@@ -171,6 +172,11 @@ class Tally:
                 out[row[0]] = dict(zip(("key", "shape", "n", "first_text", "first_at", "last_text", "last_at",
                                         "markers", "drop_rule"), row))
         return out
+
+    def policy_days(self) -> dict:
+        """policy -> (first day, last day) of its dated memories."""
+        return {policy: (first, last) for policy, first, last in self.db.execute(
+            "SELECT policy, MIN(day), MAX(day) FROM cells WHERE day <> ? GROUP BY policy", (UNKNOWN_DAY,))}
 
     def distinct_shapes(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM shapes").fetchone()[0]

@@ -187,3 +187,23 @@ def test_the_shell_read_of_an_instruction_file_is_an_echo_too(shipped):
               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": CLAUDE_MD}]},
               assistant("AGENTS.md: no default exports, zod at every boundary, pnpm only.")]
     assert contents(compiled.classify(window)) == [HUMAN]
+
+
+HOSTILE = [
+    [None, 7, "plain string turn", {"role": None, "content": None}],
+    [{"role": "tool", "content": f"token={FAKE_KEY}"}, {"role": "system", "content": f"key {FAKE_KEY}"}],
+    [{"role": "assistant", "content": [{"type": "tool_result", "content": [{"type": "text", "text": FAKE_KEY}, 3]}]},
+     {"role": "user", "content": [{"type": "text", "text": "keep\ud800 going"}, {"type": "tool_use", "input": {"a": [1]}}]}],
+    [{"role": "user", "content": "## Goal\n- " + "x " * 30000}, {"role": "assistant", "content": "# CLAUDE.md\n" * 500}],
+    [{"role": "assistant", "content": "<tool_use name=\"Bash\">" + "{" * 5000 + "</tool_use>"}],
+]
+
+
+@pytest.mark.parametrize("window", HOSTILE, ids=range(len(HOSTILE)))
+def test_payload_rules_never_raise_on_hostile_windows(shipped, window):
+    revision, compiled = shipped
+    for level in revision.levels:
+        decision = compiled.classify(window, level=level)
+        assert decision.action in ("drop", "skip", "flag")
+        assert decision.error is None or decision.error.startswith("timeout in rule"), decision.error
+        assert not any(FAKE_KEY in turn["content"] for turn in decision.payload)

@@ -185,3 +185,17 @@ def test_classify_and_eval_never_import_the_fitting_library(workspace, fitted, c
     assert json.loads(line[len("MODULES="):]) == []
     if command[0] == "classify":
         assert '"action": "flag"' in done.stdout
+
+
+def test_operating_points_choose_the_loosest_threshold_that_keeps_the_promise():
+    from gate.fit.operating import Scored, choose_threshold
+
+    def row(target, score, judged=True):
+        return Scored(target, False, True, "decision", score, judged)
+
+    rows = [row("decision", 3.0), row("decision", 2.0), row("decision", 1.0), row("nothing durable", 2.5)]
+    assert choose_threshold(rows, {"min_flag_precision": 0.9}) == 2.995  # below it, the 2.5 window is flagged
+    assert choose_threshold(rows, {"min_extract_recall": 0.6}) == 1.995  # two of three extract windows
+    # a --recall-only window's flag does not count against precision: every threshold keeps 0.9
+    rows[3] = row("nothing durable", 2.5, judged=False)
+    assert choose_threshold(rows, {"min_flag_precision": 0.9}) == 0.995

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import time
 from dataclasses import dataclass
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -56,7 +58,10 @@ def run_audit(export: str | None, live: LiveScope | None, *, rules_path: str, le
             client, batches, source = _live_source(live, environ)
         else:
             batches, source = read_export(export), export
-        report = audit(batches, judge, source=source, rules=rules, jobs=jobs, similarity=similarity, top=top)
+        report = audit(batches, judge, source=source, rules=rules, jobs=jobs, similarity=similarity, top=top,
+                       progress=_progress_line() if sys.stderr.isatty() else None)
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\033[K")
     except (AuditError, SourceError) as exc:
         echo_err(f"error: {exc}")
         return EXIT_BAD_INPUT
@@ -89,6 +94,20 @@ def run_audit(export: str | None, live: LiveScope | None, *, rules_path: str, le
 
 class _Usage(Exception):
     pass
+
+
+def _progress_line():
+    """A progress line on a terminal's stderr, at most every half second."""
+    last = [0.0]
+
+    def show(memories: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= 0.5:
+            last[0] = now
+            sys.stderr.write(f"\r\033[Kread and judged {memories:,} memories")
+            sys.stderr.flush()
+
+    return show
 
 
 def _live_source(live: LiveScope, environ):

@@ -30,12 +30,13 @@ def default_jobs() -> int:
 
 
 def audit(batches, judge, *, source: str, rules: dict, jobs: int | None = None,
-          similarity: float = DEFAULT_SIMILARITY, top: int = DEFAULT_TOP) -> dict:
-    """The report dict for every memory in `batches` (see gate.audit.report)."""
+          similarity: float = DEFAULT_SIMILARITY, top: int = DEFAULT_TOP, progress=None) -> dict:
+    """The report dict for every memory in `batches` (see gate.audit.report).
+    `progress(memories so far)` is called after each batch, when given."""
     tally = Tally()
     try:
         try:
-            _fold(batches, judge, tally, jobs or default_jobs())
+            _fold(batches, judge, tally, jobs or default_jobs(), progress)
         except (BadRecord, SourceError) as exc:
             raise AuditError(str(exc)) from None
         clusters = tally.clusters(similarity)
@@ -45,7 +46,7 @@ def audit(batches, judge, *, source: str, rules: dict, jobs: int | None = None,
         tally.close()
 
 
-def _fold(batches, judge, tally: Tally, jobs: int) -> None:
+def _fold(batches, judge, tally: Tally, jobs: int, progress=None) -> None:
     scan.install(judge)
     batches = iter(batches)
     first = next(batches, None)
@@ -54,7 +55,7 @@ def _fold(batches, judge, tally: Tally, jobs: int) -> None:
     second = next(batches, None)
     if jobs <= 1 or second is None or "fork" not in multiprocessing.get_all_start_methods():
         for batch in _chain(first, second, batches):
-            tally.add(scan.scan_batch(batch))
+            _add(tally, scan.scan_batch(batch), progress)
         return
     # fork: the workers inherit the compiled judge, which need not be picklable
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
@@ -62,9 +63,15 @@ def _fold(batches, judge, tally: Tally, jobs: int) -> None:
         for batch in _chain(first, second, batches):
             pending.append(pool.apply_async(scan.scan_batch, (batch,)))
             while len(pending) > jobs * 2:
-                tally.add(pending.popleft().get())
+                _add(tally, pending.popleft().get(), progress)
         while pending:
-            tally.add(pending.popleft().get())
+            _add(tally, pending.popleft().get(), progress)
+
+
+def _add(tally: Tally, result, progress) -> None:
+    tally.add(result)
+    if progress is not None:
+        progress(tally.memories)
 
 
 def _chain(first, second, rest):

@@ -72,17 +72,21 @@ class Dataset:
         return sum(len(c.turns) for c in self.conversations)
 
 
-def load_dataset(path: str) -> Dataset:
+def read_json(path: str, error=ValueError):
+    """A JSON file's content, or `error` with one located line (the dataset and a saved report)."""
     try:
         with open(path, encoding="utf-8") as handle:
-            raw = json.load(handle)
+            return json.load(handle)
     except FileNotFoundError:
-        raise DatasetError(f"{path}: no such file") from None
+        raise error(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(f"{path}: cannot read: {exc}") from None
+        raise error(f"{path}: cannot read: {exc}") from None
     except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
-    return parse_dataset(raw, path)
+        raise error(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+
+
+def load_dataset(path: str) -> Dataset:
+    return parse_dataset(read_json(path, DatasetError), path)
 
 
 def parse_dataset(raw, path: str = "<dataset>") -> Dataset:

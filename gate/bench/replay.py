@@ -6,10 +6,9 @@ retrieval and answer metrics are recomputed (with other cutoffs, answerer or jud
 
 from __future__ import annotations
 
-import json
 import time
 
-from gate.bench.dataset import Question
+from gate.bench.dataset import Question, read_json
 from gate.bench.metrics import case_metrics
 from gate.bench.records import CaseResult
 from gate.bench.report import FORMAT, assemble
@@ -23,15 +22,7 @@ class ReplayError(ValueError):
 
 
 def load_full_report(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            report = json.load(handle)
-    except FileNotFoundError:
-        raise ReplayError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReplayError(f"{path}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ReplayError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+    report = read_json(path, ReplayError)
     if not isinstance(report, dict) or report.get("format") != FORMAT:
         raise ReplayError(f"{path}: not a gate bench report (expected format {FORMAT!r})")
     if report.get("mode") != "full" or not isinstance(report.get("cases"), list):

@@ -26,8 +26,8 @@ class RuleTimeout(Exception):
 
 class Classifier:
     def __init__(self, revision, rules, *, scanner=None, sets=None, optimize: bool = True):
-        self.scanner = scanner  # gate/prefilter.py: every rule's literals found in one pass per turn
-        self.sets = sets  # gate/patternset.py: every pattern searched in one pass per subject
+        self.scanner = scanner  # gate/engine/prefilter.py: every rule's literals found in one pass per turn
+        self.sets = sets  # gate/engine/patternset.py: every pattern searched in one pass per subject
         self._judged = 0
         self._subject = Subject if optimize else ReferenceSubject
         self.policy = revision.policy

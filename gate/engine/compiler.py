@@ -26,11 +26,11 @@ class CompiledRule:
     unless: tuple
     weights: dict  # signals only
     required_keywords: tuple | None  # one of these must be in the text, or the rule cannot fire
-    # Prefilter bits (gate/prefilter.py), 0 when not optimizing: one of `mask` must be in the
+    # Prefilter bits (gate/engine/prefilter.py), 0 when not optimizing: one of `mask` must be in the
     # subject or `when` is false; `keyword_mask` is required_keywords as bits.
     mask: int = 0
     keyword_mask: int = 0
-    # Pattern-set bits (gate/patternset.py), 0 when unknown: one of them must match the
+    # Pattern-set bits (gate/engine/patternset.py), 0 when unknown: one of them must match the
     # subject's text or `when` is false. Where the set can say, it replaces the prefilter.
     set_mask: int = 0
     set_group: str = "window"  # the scan group its set bits belong to
@@ -153,8 +153,8 @@ def compile_revision(revision, *, prefilter: bool = True, timeout: float = DEFAU
     """Compile every rule; raises GateError (located) for a pattern that does not compile.
 
     `optimize=False` (with `prefilter=False`, the keywords' own prefilter) turns off every
-    speed-up: derived keywords and the one-pass scan (gate/prefilter.py), the feature
-    shortcuts (gate/features.py); decisions must be the same either way.
+    speed-up: derived keywords and the one-pass scan (gate/engine/prefilter.py), the feature
+    shortcuts (gate/engine/features.py); decisions must be the same either way.
     `lazy=True` compiles each pattern on first use, for a revision validated before (the cache).
     """
     from gate.engine.classify import Classifier

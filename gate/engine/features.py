@@ -98,10 +98,10 @@ class Subject:
         self.turns = turns
         self.recent_shapes = recent_shapes
         self.window = window  # for a one-turn subject: the whole window it sits in
-        # the classifier's prefilter scanner (gate/prefilter.py); a window's parts share the window's
+        # the classifier's prefilter scanner (gate/engine/prefilter.py); a window's parts share the window's
         self.scanner = scanner if scanner is not None or window is None else window.scanner
         self._found = self._turn_found = self._line_found = self._tool_found = None
-        # the classifier's pattern sets (gate/patternset.py), shared the same way
+        # the classifier's pattern sets (gate/engine/patternset.py), shared the same way
         self.sets = sets if sets is not None or window is None else window.sets
         self._set_hits, self._tool_set_hits = None, False  # {group: hits}; False: not scanned yet
         self._hits_by_text = None  # on a window: the set hits of each text scanned, shared by its parts
@@ -166,7 +166,7 @@ class Subject:
         return self._tool_found
 
     def set_hits(self, group: str) -> int | None:
-        """Bits of the set patterns of a scan group (gate/patternset.py) that match the
+        """Bits of the set patterns of a scan group (gate/engine/patternset.py) that match the
         text; None when the set cannot say (no set, text not plain, or too long): then
         conditions search. Each text is scanned once per group per window: a role's
         subject is often one turn's text again."""

@@ -3,7 +3,7 @@
 `required(pattern, flags)` returns a set of lowercase strings such that every
 match of the pattern, in any text, leaves one of them in `fold(text)`; or None
 when no such set is known. The classifier finds every literal of every rule in
-one pass over each turn (see gate/prefilter.py) and runs a rule's regex only
+one pass over each turn (see gate/engine/prefilter.py) and runs a rule's regex only
 when one of its literals is there. Soundness is all that matters here: a
 literal that is not truly required would hide a match, so anything this module
 does not fully understand yields None (no prefilter, the regex always runs).

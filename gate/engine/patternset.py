@@ -1,6 +1,6 @@
 """Every pattern of a revision searched in one pass (RE2::Set), where RE2 and `regex` agree.
 
-The keyword prefilter (gate/prefilter.py) proves most patterns cannot match, but
+The keyword prefilter (gate/engine/prefilter.py) proves most patterns cannot match, but
 common words ("the", "so", "we") let many through, and each then costs a
 `regex` search. An RE2 set answers "which of these patterns match this text?"
 for all of them in one linear pass, so a subject costs one scan instead of
@@ -490,7 +490,7 @@ class SetBuilder:
         return SetScanner(tuple(self.patterns), groups, tuple(self.wide))
 
 
-# Memoized with gate/literals.py's results, so the compiled-revision cache keeps them
+# Memoized with gate/engine/literals.py's results, so the compiled-revision cache keeps them
 # and a hook does not parse its patterns again.
 @_memoized
 def _set_form(pattern: str, flags: int = 0) -> tuple | None:

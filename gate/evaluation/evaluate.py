@@ -41,7 +41,7 @@ class LevelRun:
 def load_compiled(spec: str, use_cache: bool = True):
     """(revision, classifier) for a path or a `REV:path` git spec. Raises GateError.
     A rules file compiled before comes from the compiled-revision cache, as it does
-    for a hook (gate/cache.py): no YAML, no jsonschema, patterns compiled on first use."""
+    for a hook (gate/engine/cache.py): no YAML, no jsonschema, patterns compiled on first use."""
     from gate.language.gitrev import read_spec
 
     text = read_spec(spec)
@@ -152,7 +152,7 @@ def evaluate(rules_spec: str | None, fixture_paths, *, level: str | None = None,
              strict: bool = False, jobs: int | None = None, use_cache: bool = True) -> dict:
     """The report dict for one revision on a fixture set (see gate.evaluation.report.build_report).
     `use_cache`: the rules file and fixture files parsed before are read back from their caches
-    (gate/cache.py, gate/fixturecache.py).
+    (gate/engine/cache.py, gate/evaluation/fixturecache.py).
 
     Raises GateError only for a level the revision does not have (a usage error);
     unloadable rules or invalid fixtures produce an unmeasured report instead.

@@ -1,7 +1,7 @@
 """Parsed fixture files, kept by content, so a big fixture set is parsed once.
 
 Parsing 100,000 fixtures of YAML takes seconds; reading them back as JSON takes a
-fraction of one. Only files that passed the fast path's checks (gate/fixtures.py)
+fraction of one. Only files that passed the fast path's checks (gate/evaluation/fixtures.py)
 are kept, under a key made from the file's bytes, this engine's version and the
 code that checked them: a changed file or checker simply misses. An entry that
 cannot be read is a miss, and one that cannot be written is no error. Entries

@@ -45,7 +45,7 @@ def fixture_files(paths) -> list[str]:
 
 def load_fixtures(paths, require_all_types: bool = False, use_cache: bool = True) -> list[Fixture]:
     """Every fixture in `paths`; all problems in all files raised together.
-    `use_cache`: read valid files parsed before from the cache (gate/fixturecache.py)."""
+    `use_cache`: read valid files parsed before from the cache (gate/evaluation/fixturecache.py)."""
     with _collector_paused():
         return _load_fixtures(paths, require_all_types, use_cache)
 

@@ -18,7 +18,7 @@ _FLAGS_THAT_SHAPE_A_MATCH = int(regex.IGNORECASE | regex.MULTILINE | regex.DOTAL
 
 
 # Below this many characters a search whose pattern cannot backtrack worse than
-# polynomially (no repetition inside a repetition: gate/literals.py) runs without
+# polynomially (no repetition inside a repetition: gate/engine/literals.py) runs without
 # a timeout: `regex` reads the process clock to honour one, which costs more than
 # searching a short line. Longer text, and every pattern that nests repetitions,
 # keeps the timeout.
@@ -67,7 +67,7 @@ class CompileContext:
     literals: object = None  # gate.engine.prefilter.LiteralTable when optimizing: derived keywords get bits
     lazy: bool = False  # a cached, already validated revision: compile each pattern on first use
     sets: object = None  # gate.engine.patternset.SetBuilder when optimizing: patterns searched in one pass
-    set_group: str = "window"  # the scan group of the rule being compiled (gate/patternset.py: GROUPS)
+    set_group: str = "window"  # the scan group of the rule being compiled (gate/engine/patternset.py: GROUPS)
 
     def fail(self, path, message: str) -> GateError:
         return GateError(self.located.problem(path, f"{self.rule_kind} '{self.rule_id}': {message}"))
@@ -107,7 +107,7 @@ class CompileContext:
         return Pattern(text, flags, untimed, compiled)
 
     def derived_mask(self, pattern) -> int:
-        """Prefilter bits of the literals every match of `pattern` contains (gate/literals.py);
+        """Prefilter bits of the literals every match of `pattern` contains (gate/engine/literals.py);
         0 when none are known or the classifier is compiled without optimizations."""
         if self.literals is None:
             return 0
@@ -120,7 +120,7 @@ class CompileContext:
 
     def branches(self, pattern) -> tuple:
         """(prefilter bits, regex) for each top-level alternative of `pattern`, for a yes/no
-        search that may try them one by one (gate/literals.py: alternatives); the bits are
+        search that may try them one by one (gate/engine/literals.py: alternatives); the bits are
         a tuple, one of each must be present. () when not optimizing."""
         if self.literals is None:
             return ()
@@ -147,7 +147,7 @@ class CompileContext:
         return tuple(m for m in (self.literals.mask(s) for s in requirements(text, flags)) if m)
 
     def set_gate(self, pattern, keywords, *, lines: bool = False, branches=None, group=None) -> "SetGate | None":
-        """What the revision's pattern set (gate/patternset.py) can tell about a leaf that
+        """What the revision's pattern set (gate/engine/patternset.py) can tell about a leaf that
         needs its pattern and one of its keywords; None when it cannot tell (not in the
         set, or the classifier is not optimized). `branches`: self.branches(pattern), if known;
         `group`: the scan group, if not the rule's (tool_io reads the tool text)."""

@@ -12,11 +12,11 @@ class Count:
         self.pattern, self.keywords, self.bounds, self.timeout = pattern, keywords, bounds, timeout
         # With min >= 1 the pattern must match, so its keywords must be present.
         self.required_keywords = keywords if bounds.get("min", 0) >= 1 else None
-        # prefilter bits (gate/prefilter.py): without them the pattern matches nowhere
+        # prefilter bits (gate/engine/prefilter.py): without them the pattern matches nowhere
         self.mask, self.keyword_mask = mask, keyword_mask
         # shared: rules that count the same pattern in the same subject count it once
         self.shared = shared
-        self.gate = gate  # the pattern set (gate/patternset.py): a miss proves a count of 0
+        self.gate = gate  # the pattern set (gate/engine/patternset.py): a miss proves a count of 0
 
     def __call__(self, subject) -> bool:
         if self.gate is not None:

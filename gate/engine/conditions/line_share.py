@@ -20,11 +20,11 @@ class LineShare:
         self.pattern, self.keywords, self.ignore, self.timeout = pattern, keywords, ignore, timeout
         self.low, self.high, self.min_lines = low, high, min_lines
         self.required_keywords = keywords if low > 0 else None
-        # prefilter bits (gate/prefilter.py): a line without any of `mask` cannot match the
+        # prefilter bits (gate/engine/prefilter.py): a line without any of `mask` cannot match the
         # pattern, nor one without any of `ignore_mask` the ignore pattern
         self.mask, self.keyword_mask, self.ignore_mask = mask, keyword_mask, ignore_mask
         self.branches = branches  # (bits, regex) per top-level alternative of the pattern
-        # the line forms of the pattern and of `ignore` in the pattern set (gate/patternset.py):
+        # the line forms of the pattern and of `ignore` in the pattern set (gate/engine/patternset.py):
         # over the subject, a miss proves no line matches; line by line, they judge each line
         self.gate, self.ignore_gate = gate, ignore_gate
 

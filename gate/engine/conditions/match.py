@@ -12,10 +12,10 @@ class Match:
     def __init__(self, pattern, keywords, timeout, mask=0, keyword_mask=0, branches=(), gate=None):
         self.pattern, self.keywords, self.timeout = pattern, keywords, timeout
         self.required_keywords = keywords
-        # prefilter bits (gate/prefilter.py): literals every match contains, and the keywords;
+        # prefilter bits (gate/engine/prefilter.py): literals every match contains, and the keywords;
         # branches: (bits, regex) per top-level alternative, searched one by one
         self.mask, self.keyword_mask, self.branches = mask, keyword_mask, branches
-        self.gate = gate  # what the pattern set (gate/patternset.py) knows of this leaf, or None
+        self.gate = gate  # what the pattern set (gate/engine/patternset.py) knows of this leaf, or None
 
     def __call__(self, subject) -> bool:
         if self.gate is not None:

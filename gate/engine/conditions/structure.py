@@ -8,7 +8,7 @@ from gate.engine.conditions._bounds import within
 
 KIND = "structure"
 
-# What a text must hold for a count to be above zero (see gate/features.py): one
+# What a text must hold for a count to be above zero (see gate/engine/features.py): one
 # of these strings. Checking them first spares counting the lines of most texts.
 _NEEDS = {"headings": ("#",), "bullets": ("-", "*", "+", "•"), "numbered": (".", ")"),
           "code_fences": ("```", "~~~"), "fenced_lines": ("```", "~~~"), "table_rows": ("|",),

@@ -135,6 +135,55 @@ def test_lint_names_tool_io_a_person_only_payload_rule_can_never_act_on(tmp_path
         assert "rule 'secret'" in problems[0] and ".yaml:" in problems[0]
 
 
+# --- strip: evidence (v2.6): only the turns whose sent text holds the evidence go ----------
+
+FINDING = "The scanner flagged the Stripe key; I'll make the hook redact it."
+
+
+def evidence_rule():
+    rule = secret_rule()
+    rule["strip"] = "evidence"
+    return rule
+
+
+def test_strip_evidence_keeps_an_assistant_finding_beside_a_secret_a_tool_printed():
+    decision = classifier(revision_with(evidence_rule())).classify(WINDOW)
+    assert contents(decision) == [INSTRUCTION, FINDING], decision.trace
+    assert "secret: evidence only in tool calls and results; the person's turns are kept" in decision.trace
+
+
+def test_strip_evidence_still_takes_the_assistant_turn_that_writes_the_secret():
+    leak = f"Moved {FAKE_KEY} out of tests/fixtures.json."
+    window = [user(INSTRUCTION), assistant(FINDING), assistant(leak)]
+    decision = classifier(revision_with(evidence_rule())).classify(window)
+    assert contents(decision) == [INSTRUCTION, FINDING]
+    assert not any(FAKE_KEY in text for text in contents(decision))
+
+
+def test_strip_evidence_in_the_persons_words_still_drops_the_window():
+    window = [user(f"use {FAKE_KEY} for the staging run"), assistant(FINDING)]
+    decision = classifier(revision_with(evidence_rule())).classify(window)
+    assert (decision.action, decision.rule) == ("drop", "secret")
+
+
+def test_strip_evidence_spread_over_turns_takes_all_of_them():
+    # A rule that needs two turns' text together: no single turn carries it, so all go.
+    rule = drop_rule("pair", match(r"alpha[\s\S]*omega"), scope="payload", match=["alpha omega"], no_match=["no"])
+    rule["strip"] = "evidence"
+    window = [user(INSTRUCTION), assistant("alpha part"), assistant("omega part")]
+    decision = classifier(revision_with(rule)).classify(window)
+    assert contents(decision) == [INSTRUCTION]
+
+
+def test_lint_names_strip_outside_a_payload_rule(tmp_path):
+    rule = secret_rule(scope="window")
+    rule["strip"] = "evidence"
+    rule["examples"]["match"] = [FAKE_KEY]
+    path = write_rules(tmp_path, revision_doc([rule]))
+    problems = [str(p) for p in lint_file(str(path)) if "strip applies to scope payload only" in str(p)]
+    assert problems and ".yaml:" in problems[0] and "rule 'secret'" in problems[0]
+
+
 # --- the shipped revisions, on the windows of issue 12 ------------------------------
 
 @pytest.fixture(scope="module", params=PAYLOAD_REVISIONS, ids=os.path.basename)
@@ -168,7 +217,11 @@ def test_human_turn_survives_a_tool_read_and_nothing_secret_is_sent(shipped, pat
         decision = compiled.classify(window, level=level)
         assert decision.action != "drop", (level, decision.trace)
         sent = contents(decision)
-        assert sent == [HUMAN], (level, decision.trace)  # the echo of the file or the secret goes too
+        # The echo of a repository file goes too. Beside a secret a tool printed, v2.4 and v2.5 strip
+        # every assistant turn; from v2.6 (strip: evidence) only a turn whose own text holds a secret.
+        secret_strips = next(r.strip for r in revision.drop_rules if r.id == "secret")
+        kept_summary = path.endswith(".env.staging") and secret_strips == "evidence"
+        assert sent == ([HUMAN, summary] if kept_summary else [HUMAN]), (level, decision.trace)
         assert not any(secret in text for text in sent for secret in ENV_SECRETS)
 
 

@@ -41,6 +41,7 @@ class CompiledRule:
     # A signal whose `when` is a lexicon: (subject) -> (weights, trace line) of the terms found;
     # None for every other rule (their weights are constants).
     weigh: object = None
+    strip: str = "others"  # payload rules: which non-person turns go when the person is spared
 
     def fires(self, subject) -> bool:
         if self.set_mask:
@@ -90,6 +91,7 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         turn_needs=_turn_needs(when) if literals is not None and rule.scope == "turn" and not is_signal else None,
         trace_line=f"signal {rule.id} " + " ".join(f"{k}{v:+g}" for k, v in rule.weights.items()) if is_signal else "",
         weigh=when.weigher(rule.id, dict(rule.weights)) if is_signal and isinstance(when, Lexicon) else None,
+        strip=getattr(rule, "strip", "others"),
     )
 
 

@@ -172,8 +172,16 @@ def _lexicon_problems(revision, rule) -> list[Problem]:
 
 def _payload_problems(revision, rule) -> list[Problem]:
     """A payload rule judges the person's turns blind to tool calls and results, and what a
-    tool read may only strip the other turns: with role user, a tool_io condition can never act."""
-    if rule.path[0] != "drop_rules" or rule.scope != "payload" or rule.role != "user":
+    tool read may only strip the other turns: with role user, a tool_io condition can never act.
+    `strip` says which of those other turns go, so it means nothing outside a payload rule."""
+    if rule.path[0] != "drop_rules":
+        return []
+    if rule.scope != "payload":
+        if "strip" in revision.source.data["drop_rules"][rule.path[1]]:
+            return [revision.source.problem(rule.path + ("strip",), f"rule '{rule.id}': strip applies to scope payload "
+                                            f"only (this rule's scope is {rule.scope}); remove it")]
+        return []
+    if rule.role != "user":
         return []
     raw = revision.source.data["drop_rules"][rule.path[1]]
     return [revision.source.problem(path + ("tool_io",), f"rule '{rule.id}': a payload rule with role user never "

@@ -193,7 +193,8 @@ def _model(located: Located, name: str) -> Revision:
     drop_rules = tuple(
         DropRule(id=r["id"], description=r["description"], scope=r["scope"], role=r["role"],
                  min_level=r["min_level"], mandatory=bool(r.get("mandatory", False)), when=r["when"],
-                 unless=tuple(r.get("unless", ())), examples=_examples(r["examples"]), path=("drop_rules", i))
+                 unless=tuple(r.get("unless", ())), examples=_examples(r["examples"]), path=("drop_rules", i),
+                 strip=r.get("strip", "others"))
         for i, r in enumerate(data["drop_rules"])
     )
     signals = tuple(

@@ -34,6 +34,7 @@ class DropRule:
     unless: tuple
     examples: Examples
     path: tuple  # where the rule sits in its file, for located errors
+    strip: str = "others"  # payload: strip every judged non-person turn, or only those with the evidence
 
 
 @dataclass(frozen=True)

@@ -199,3 +199,35 @@ def test_operating_points_choose_the_loosest_threshold_that_keeps_the_promise():
     # a --recall-only window's flag does not count against precision: every threshold keeps 0.9
     rows[3] = row("nothing durable", 2.5, judged=False)
     assert choose_threshold(rows, {"min_flag_precision": 0.9}) == 0.995
+
+
+def test_the_penalty_pulls_weights_toward_the_prior_not_toward_zero():
+    import numpy as np
+
+    from gate.fit.model import fit_weights
+
+    # Two types, one feature that fires on two windows of each: the data says nothing about it.
+    x = np.array([[1.0], [1.0], [1.0], [1.0]])
+    y = [0, 1, 0, 1]
+    prior = np.array([[2.0, -2.0]])
+    toward_zero = fit_weights(x, y, 2, l2=10.0, reference=False)
+    toward_prior = fit_weights(x, y, 2, l2=10.0, reference=False, prior=prior)
+    assert np.allclose(toward_zero, 0.0, atol=1e-6)
+    assert toward_prior[0, 0] > 1.5 and toward_prior[0, 1] < -1.5
+
+
+def test_type_prior_is_recorded_and_keeps_a_hand_typed_signal_typed(workspace):
+    def prefer_margin(outcome):
+        weights = next(s for s in yaml.safe_load(outcome.text)["signals"] if s["id"] == "prefer")["weights"]
+        return weights.get("preference", 0) - weights.get("decision", 0)
+
+    fixtures = [str(workspace / "fixtures")]
+    # A strong penalty on the type part: toward zero it flattens 'prefer' across types; toward the
+    # hand weights (preference only) it keeps most of their margin.
+    flat = fit_revision(str(workspace / "rules.yaml"), fixtures, out_revision="p", folds=3, type_l2=50.0)
+    primed = fit_revision(str(workspace / "rules.yaml"), fixtures, out_revision="q", folds=3,
+                          type_prior=1.0, type_l2=50.0)
+    assert flat.report["fitted"]["regularization"] == {"l2": 1.0, "type_l2": 50.0}
+    assert primed.report["fitted"]["regularization"] == {"l2": 1.0, "type_l2": 50.0, "type_prior": 1.0}
+    assert primed.report["self_check"]["differ"] == []
+    assert prefer_margin(flat) < 0.5 < 2.0 < prefer_margin(primed)

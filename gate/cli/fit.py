@@ -25,13 +25,17 @@ _FORMATS = click.Choice(["text", "json", "markdown"])
               help="Select and fit at most N words and two-word phrases (a `lexicon` signal).")
 @click.option("--l2", type=click.FloatRange(min=0.0, min_open=True), default=1.0, show_default=True,
               help="Strength of the L2 penalty on every fitted weight.")
+@click.option("--type-prior", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+              help="Pull the type part toward the hand weights' type evidence (0: toward zero); 1 starts from it whole.")
+@click.option("--type-l2", type=click.FloatRange(min=0.0, min_open=True), default=None,
+              help="Strength of the L2 penalty on the type part (default: --l2).")
 @click.option("--min-df", type=click.IntRange(1, 1000), default=3, show_default=True,
               help="Lexicon: a term must occur in this many training windows (of two sources or more).")
 @click.option("--report", "report_path", type=click.Path(), help="Also write the JSON report here.")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-def fit(rules_path, fixture_paths, recall_only, out_path, revision_name, folds, seed, lexicon, l2, min_df, report_path, fmt,
-        quiet) -> None:
+def fit(rules_path, fixture_paths, recall_only, out_path, revision_name, folds, seed, lexicon, l2, type_prior, type_l2,
+        min_df, report_path, fmt, quiet) -> None:
     """Fit RULES' signal weights to labeled fixtures; write a new revision with --out.
 
     The drop half and mandatory rules are never changed. Each level's threshold is its
@@ -59,7 +63,8 @@ def fit(rules_path, fixture_paths, recall_only, out_path, revision_name, folds, 
     try:
         outcome = fit_revision(rules_path, list(fixture_paths) or ["fixtures"], out_revision=name or "fitted",
                                folds=folds, seed=seed, l2=l2, lexicon=lexicon, min_df=min_df,
-                               recall_only=list(recall_only), progress=progress)
+                               recall_only=list(recall_only), type_prior=type_prior, type_l2=type_l2,
+                               progress=progress)
     except GateError as exc:
         fail(exc)
     if out_path:

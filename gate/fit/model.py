@@ -20,13 +20,14 @@ from scipy.special import logsumexp
 
 
 def fit_weights(x, y, n_types: int, *, l2: float, bounds=None, offset=None, reference: bool = True,
-                max_iter: int = 3000):
+                prior=None, max_iter: int = 3000):
     """Weights (features x types) minimizing cross-entropy + l2/2 |W|^2.
 
     x: rows x features (0/1); with `reference`, y is 0 for the reference class (logit 0:
     nothing durable) and 1..n_types for a type; without, y is 0..n_types-1 and the
     classes are the types alone. bounds: per feature (low, high), None for unbounded;
-    offset: rows x types, fixed."""
+    offset: rows x types, fixed; prior: features x types that the penalty pulls the weights
+    toward (zero when None)."""
     x = np.asarray(x, dtype=float)
     rows, features = x.shape
     first = 1 if reference else 0
@@ -34,20 +35,22 @@ def fit_weights(x, y, n_types: int, *, l2: float, bounds=None, offset=None, refe
     onehot[np.arange(rows), np.asarray(y, dtype=int)] = 1.0
     offset = np.zeros((rows, n_types)) if offset is None else np.asarray(offset, dtype=float)
     zero = np.zeros((rows, first))
+    center = np.zeros(features * n_types) if prior is None else np.asarray(prior, dtype=float).ravel()
 
     def loss(flat):
         w = flat.reshape(features, n_types)
         logits = np.hstack([zero, x @ w + offset])
         norm = logsumexp(logits, axis=1)
-        value = float(np.sum(norm - np.sum(onehot * logits, axis=1))) + 0.5 * l2 * float(flat @ flat)
+        pull = flat - center
+        value = float(np.sum(norm - np.sum(onehot * logits, axis=1))) + 0.5 * l2 * float(pull @ pull)
         prob = np.exp(logits - norm[:, None])
-        grad = x.T @ (prob - onehot)[:, first:] + l2 * w
+        grad = x.T @ (prob - onehot)[:, first:] + l2 * pull.reshape(features, n_types)
         return value, grad.ravel()
 
     box = None
     if bounds is not None:
         box = [b for b in bounds for _ in range(n_types)]
-    start = np.zeros(features * n_types)
+    start = center.copy()
     result = minimize(loss, start, jac=True, method="L-BFGS-B", bounds=box,
                       options={"maxiter": max_iter, "ftol": 1e-12, "gtol": 1e-7})
     return result.x.reshape(features, n_types)

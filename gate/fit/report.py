@@ -40,6 +40,8 @@ def _text(report: dict) -> str:
              f"files, {f['fixtures']['training_windows']} reach the signals (training windows)",
              f"  {f['folds']} folds over {f['groups']} groups (source file, near-duplicate cluster), seed {f['seed']}, "
              f"l2 {f['regularization']['l2']:g}"
+             + "".join(f", {k.replace('_', ' ')} {f['regularization'][k]:g}" for k in ("type_l2", "type_prior")
+                       if k in f["regularization"])
              + (f", lexicon {f['lexicon']['terms']} terms" if "lexicon" in f else ""), "",
              "cross-validated, fitted / hand weights on the same windows (no row scored by weights fitted on it)"]
     header = ["level", "set", "windows"] + [_SHORT[n] for n in REPORTED]

@@ -24,7 +24,8 @@ class FitOutcome:
 
 def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: int = 5, seed: int = 13,
                  l2: float = 1.0, lexicon: int | None = None, min_df: int = 3, inner: bool = True,
-                 recall_only=(), progress=None) -> FitOutcome:
+                 recall_only=(), type_prior: float = 0.0, type_l2: float | None = None,
+                 progress=None) -> FitOutcome:
     """`fixture_paths` are fitted and cross-validated; those also in `recall_only` count
     toward an operating point's recall but not its precision."""
     from gate.engine.compiler import compile_revision
@@ -75,7 +76,8 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
         sign={s["id"]: s["fit"]["sign"] for s in raw_signals if "sign" in s.get("fit", {})},
         level=revision.default_level, l2=l2, seed=seed, lexicon_id=lexicon_id,
         lexicon_limit=lexicon or 0,
-        lexicon_terms=tuple(existing["when"]["lexicon"]["terms"]) if existing else (), min_df=min_df)
+        lexicon_terms=tuple(existing["when"]["lexicon"]["terms"]) if existing else (), min_df=min_df,
+        type_prior=type_prior, type_l2=type_l2)
     declared = data["flag"].get("operating_points")
     points = declared or {lv: operating.DEFAULT_POINTS[lv] for lv in revision.levels if lv in operating.DEFAULT_POINTS}
     missing = [lv for lv in revision.levels if lv not in points]
@@ -114,7 +116,7 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
         "from": revision.policy,
         "fixtures": {"digest": digest, "files": sum(len(v) for v in files_of.values()),
                      "windows": len(rows), "training_windows": training},
-        "folds": folds, "groups": len(set(group_keys)), "seed": seed, "regularization": {"l2": l2},
+        "folds": folds, "groups": len(set(group_keys)), "seed": seed, "regularization": _regularization(plan),
     }
     if recall_only:
         fitted["recall_only"] = sorted(_dataset_name(p) for p in recall_only)
@@ -138,6 +140,16 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
         "drop_windows_flagged": leaks, "self_check": check,
     }
     return FitOutcome(new_text, report)
+
+
+def _regularization(plan) -> dict:
+    """What the fitted block records; the type-part settings only when they are not the defaults."""
+    out = {"l2": plan.l2}
+    if plan.type_l2 is not None:
+        out["type_l2"] = plan.type_l2
+    if plan.type_prior:
+        out["type_prior"] = plan.type_prior
+    return out
 
 
 def _dataset_name(path: str) -> str:

@@ -33,6 +33,7 @@ class Plan:
     min_df: int = 3
     type_scale: float = 0.5  # how much the type part adds to the durability part (see _two_part)
     type_l2: float | None = None  # the type part's L2 strength (None: l2)
+    type_prior: float = 0.0  # pull the type part toward the hand weights' type evidence (0: toward zero)
 
     @property
     def free(self) -> tuple:
@@ -87,7 +88,15 @@ def train(rows, plan: Plan) -> Weights:
         any_term = (found.sum(axis=1) > 0).astype(float)[:, None]
         x = np.hstack([x, any_term, found])
         bounds += [_bound(plan.sign.get(plan.lexicon_id))] + [(None, None)] * len(chosen)
-    fitted = _two_part(x, y, bounds, offset, plan)
+    prior = None
+    if plan.type_prior:
+        prior = np.zeros((x.shape[1], len(plan.types)))
+        for s, j in column.items():
+            if bounds[j] == (None, None):
+                hand = [plan.hand[s].get(t, 0.0) for t in plan.types]
+                mean = sum(hand) / len(hand)
+                prior[j] = [plan.type_prior * (h - mean) / plan.type_scale for h in hand]
+    fitted = _two_part(x, y, bounds, offset, plan, prior)
     signals = {}
     for s in plan.signals:
         if s in plan.fixed:
@@ -104,7 +113,7 @@ def train(rows, plan: Plan) -> Weights:
     return Weights(signals, base, table)
 
 
-def _two_part(x, y, bounds, offset, plan):
+def _two_part(x, y, bounds, offset, plan, prior=None):
     """Weights per feature and type = durability + type_scale x type evidence.
 
     One multinomial model over {nothing durable} + types ranks windows by their best
@@ -127,7 +136,7 @@ def _two_part(x, y, bounds, offset, plan):
     type_bounds = [(None, None) if b == (None, None) else (0.0, 0.0) for b in bounds]
     type_l2 = plan.l2 if plan.type_l2 is None else plan.type_l2
     part_type = fit_weights(x[extract], [y[i] - 1 for i in extract], types, l2=type_l2, bounds=type_bounds,
-                            offset=(offset - spread)[extract] / plan.type_scale, reference=False)
+                            offset=(offset - spread)[extract] / plan.type_scale, reference=False, prior=prior)
     return part_durable[:, None] + plan.type_scale * part_type
 
 

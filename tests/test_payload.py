@@ -166,6 +166,13 @@ def test_strip_evidence_in_the_persons_words_still_drops_the_window():
     assert (decision.action, decision.rule) == ("drop", "secret")
 
 
+def test_strip_evidence_without_the_person_drops_as_before():
+    # Only a tool read of a secrets file and the assistant's summary of it: no person to spare.
+    window = [*tool_read("/app/.env", f"STRIPE_KEY={FAKE_KEY}"), assistant("Production uses the live Stripe key.")]
+    decision = classifier(revision_with(evidence_rule())).classify(window)
+    assert (decision.action, decision.rule) == ("drop", "secret")
+
+
 def test_strip_evidence_spread_over_turns_takes_all_of_them():
     # A rule that needs two turns' text together: no single turn carries it, so all go.
     rule = drop_rule("pair", match(r"alpha[\s\S]*omega"), scope="payload", match=["alpha omega"], no_match=["no"])

@@ -185,16 +185,17 @@ def _spare_the_person(rule, subject, recent, whole, make):
     evidence, judged on their text alone, blind to tool calls and results (the window is
     dropped); else the turns it takes instead: every judged turn that is not the person's
     (an assistant restating the file a tool read, a secret a tool printed). With `strip:
-    evidence`, only those whose own sent text carries the evidence, each judged alone and
-    blind to tools: a secret a tool printed takes nothing, since tool text is never sent."""
+    evidence` and a person to spare, only those whose own sent text carries the evidence, each
+    judged alone and blind to tools: a secret a tool printed takes nothing, since tool text is
+    never sent."""
     person = tuple(t for t in subject.turns if t.role == "user")
     if person and len(person) == len(subject.turns) and not subject.tool_text:
         return None  # the very turns it judged, with no tool text to be blind to: the evidence is theirs
     if person and _fires(rule, make(person, recent, window=whole).blind_to_tools()):
         return None
     others = tuple(t for t in subject.turns if t.role != "user")
-    if rule.strip != "evidence" or not others:
-        return others
+    if rule.strip != "evidence" or not others or not person:
+        return others  # with no words of the person's to spare, an assistant beside the evidence goes too
     carrying = tuple(t for t in others if _fires(rule, make((t,), recent, window=whole).blind_to_tools()))
     if carrying:
         return carrying

@@ -190,6 +190,87 @@ def test_parallel_workers_give_the_same_report(tmp_path):
     assert one["memories"] == 5500
 
 
+def _audit_parts(parts, rules_path, jobs):
+    from gate.audit.judge import Judge
+    from gate.audit.run import audit
+    from gate.engine.cache import load_compiled_revision
+
+    revision, _ = load_compiled_revision(rules_path)
+    judge = Judge(revision)
+    return audit(parts, judge, source="x", rules={"path": rules_path, "revision": revision.revision,
+                                                  "policy": revision.policy, "level": judge.level, "role": "user",
+                                                  "drop_rules_judged": True, "marker_ids": judge.marker_ids}, jobs=jobs)
+
+
+def test_parts_folded_in_any_order_and_merged_give_the_report_of_one_ordered_pass(tmp_path):
+    # one heartbeat shape all through the file: its first and last frames are the cluster's samples
+    store = [memory(f"Epoch {i % 50}/50 loss=0.{i:04d} ETA {i % 60}m", day=1 + i % 9) for i in range(4000)]
+    store[0]["memory"] = "EPOCH 0/50 LOSS=0.0000 ETA 0M"
+    store += [memory(f"{FACTS[i % 6]} (case {i})", policy="p-new", day=2 + i % 5) for i in range(3000)]
+    store.append(memory("Epoch 49/50 loss=0.9999 ETA 0m", day=9))
+    from gate.audit.sources import FileChunk, read_export
+
+    export = write_jsonl(tmp_path / "e.jsonl", store)
+    r = rules(tmp_path)
+    parts = list(read_export(export))
+    assert len(parts) > 4 and all(isinstance(p, FileChunk) for p in parts)
+    ordered = _audit_parts(parts, r, 1)
+    top = ordered["clusters"][0]
+    assert top["size"] == 4001 and top["samples"][:2] == ["EPOCH 0/50 LOSS=0.0000 ETA 0M",
+                                                           "Epoch 49/50 loss=0.9999 ETA 0m"]
+    for jobs in (1, 2):
+        assert _audit_parts(parts[::-1], r, jobs) == ordered
+        assert _audit_parts(parts[1::2] + parts[0::2], r, jobs) == ordered
+
+
+def test_a_store_of_json_objects_goes_through_the_same_fold_in_any_order(tmp_path):
+    from gate.audit.sources import Batch, read_export
+
+    store = [memory(HEARTBEATS[i % 5].replace("3", str(i % 9)), policy=f"p{i % 3}", day=1 + i % 20)
+             for i in range(600)] + [memory(f"{FACTS[i % 6]} (case {i})") for i in range(600)]
+    batches = [Batch(i, [(f"x: [{j}]", m) for j, m in enumerate(store[k:k + 100], k)])
+               for i, k in enumerate(range(0, len(store), 100))]
+    r = rules(tmp_path)
+    ordered = _audit_parts(batches, r, 1)
+    assert ordered["memories"] == 1200
+    assert _audit_parts(batches[::-1], r, 2) == ordered
+    assert _audit_parts(read_export(write_jsonl(tmp_path / "e.jsonl", store)), r, 2) == ordered
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_bad_line_deep_in_a_large_export_is_named_by_its_line(tmp_path, newline):
+    lines = [json.dumps(memory(f"{FACTS[i % 6]} (case {i})")) for i in range(3000)]
+    bad = list(lines)
+    bad[2344] = "not json"
+    path = tmp_path / "e.jsonl"
+    path.write_bytes(("\ufeff" + newline.join(bad) + newline).encode("utf-8"))
+    code, _, err = run(str(path), "--rules", rules(tmp_path), "--jobs", "2")
+    assert code == 2 and "e.jsonl:2345: not JSON" in err and len(err.strip().splitlines()) == 1
+    raw = (newline.join(lines) + newline).encode("utf-8")
+    cut = raw.index(b"(case 1776)")
+    path.write_bytes(raw[:cut] + b"\xff" + raw[cut:])
+    code, _, err = run(str(path), "--rules", rules(tmp_path), "--jobs", "2")
+    assert code == 2 and "e.jsonl:1777: not UTF-8 text" in err and "Traceback" not in err
+    bad = list(lines)
+    bad[2998] = json.dumps({"results": [memory(FACTS[0]), {"memory": 7}]})
+    path.write_bytes((newline.join(bad) + newline).encode("utf-8"))
+    code, _, err = run(str(path), "--rules", rules(tmp_path), "--jobs", "2")
+    assert code == 2 and "e.jsonl:2999: results[1]: field 'memory'" in err
+
+
+def test_a_byte_order_mark_and_crlf_lines_read_as_plain_lines(tmp_path):
+    store = [memory(f"{FACTS[i % 6]} (case {i})", day=1 + i % 3) for i in range(2000)]
+    store += [memory(HEARTBEATS[i % 5]) for i in range(50)]
+    plain = write_jsonl(tmp_path / "plain.jsonl", store)
+    crlf = tmp_path / "crlf.jsonl"
+    crlf.write_bytes(b"\xef\xbb\xbf" + "\r\n\r\n".join(json.dumps(m) for m in store).encode("utf-8") + b"\r\n")
+    r = rules(tmp_path)
+    _, one, _ = run_json(plain, "--rules", r, "--jobs", "2")
+    _, two, _ = run_json(str(crlf), "--rules", r, "--jobs", "2")
+    assert one["memories"] == 2050
+    assert {k: v for k, v in one.items() if k != "source"} == {k: v for k, v in two.items() if k != "source"}
+
+
 @pytest.mark.parametrize("content, expected", [
     ('{"memory": "ok fact here"}\nnot json\n', "e.jsonl:2: not JSON"),
     ('{"memory": 12}\n', "e.jsonl:1: field 'memory': expected the memory's text as a string"),

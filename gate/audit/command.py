@@ -55,10 +55,10 @@ def run_audit(export: str | None, live: LiveScope | None, *, rules_path: str, le
     client = None
     try:
         if live is not None:
-            client, batches, source = _live_source(live, environ)
+            client, parts, source = _live_source(live, environ)
         else:
-            batches, source = read_export(export), export
-        report = audit(batches, judge, source=source, rules=rules, jobs=jobs, similarity=similarity, top=top,
+            parts, source = read_export(export), export
+        report = audit(parts, judge, source=source, rules=rules, jobs=jobs, similarity=similarity, top=top,
                        progress=_progress_line() if sys.stderr.isatty() else None)
         if sys.stderr.isatty():
             sys.stderr.write("\r\033[K")

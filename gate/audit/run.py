@@ -1,8 +1,11 @@
-"""The audit pipeline: a source's batches -> worker processes (scan) -> the tally -> the report.
+"""The audit pipeline: a source's parts -> worker processes (scan) -> their tally files -> one
+merged tally -> clusters -> the report.
 
-Batches flow through a bounded window of in-flight tasks, so a JSON Lines file of any size is
-read as fast as the workers take it and never held whole. With one job, or a source that
-fits in one batch, everything runs in this process.
+The workers fold what they read into tally files of their own, and send back only small
+counters, so the main process does next to nothing while they work. A JSON Lines file is
+handed out as byte ranges the workers read themselves; other sources' batches flow through a
+bounded window of in-flight tasks, so no source is ever held whole. With one job, or a source
+of one part, everything runs in this process, through the same code.
 """
 
 from __future__ import annotations
@@ -29,52 +32,63 @@ def default_jobs() -> int:
     return max(1, min(os.cpu_count() or 1, 4))
 
 
-def audit(batches, judge, *, source: str, rules: dict, jobs: int | None = None,
+def audit(parts, judge, *, source: str, rules: dict, jobs: int | None = None,
           similarity: float = DEFAULT_SIMILARITY, top: int = DEFAULT_TOP, progress=None) -> dict:
-    """The report dict for every memory in `batches` (see gate.audit.report).
-    `progress(memories so far)` is called after each batch, when given."""
+    """The report dict for every memory in `parts` (gate.audit.sources: read_export, read_live).
+    `progress(memories so far)` is called after each part, when given."""
     tally = Tally()
     try:
+        scan.install(judge, tally.dir)
+        parts = iter(parts)
         try:
-            _fold(batches, judge, tally, jobs or default_jobs(), progress)
+            first = next(parts, None)
+            second = next(parts, None) if first is not None else None
+            jobs = jobs or default_jobs()
+            pool = None
+            if second is not None and jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
+                # fork: the workers inherit the compiled judge, which need not be picklable
+                pool = multiprocessing.get_context("fork").Pool(jobs)
+            try:
+                _fold(_chain(first, second, parts), tally, pool, jobs, progress)
+                tally.merge()
+                clusters = tally.clusters(similarity, pool)
+            finally:
+                if pool is not None:
+                    pool.terminate()
+                    pool.join()
         except (BadRecord, SourceError) as exc:
             raise AuditError(str(exc)) from None
-        clusters = tally.clusters(similarity)
         tally.mark_clusters(clusters)
         return report_mod.build(tally, clusters, source=source, rules=rules, similarity=similarity, top=top)
     finally:
         tally.close()
 
 
-def _fold(batches, judge, tally: Tally, jobs: int, progress=None) -> None:
-    scan.install(judge)
-    batches = iter(batches)
-    first = next(batches, None)
-    if first is None:
+def _fold(parts, tally: Tally, pool, jobs: int, progress=None) -> None:
+    if pool is None:
+        for part in parts:
+            _add(tally, scan.scan_part(part), progress)
         return
-    second = next(batches, None)
-    if jobs <= 1 or second is None or "fork" not in multiprocessing.get_all_start_methods():
-        for batch in _chain(first, second, batches):
-            _add(tally, scan.scan_batch(batch), progress)
-        return
-    # fork: the workers inherit the compiled judge, which need not be picklable
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        pending: deque = deque()
-        for batch in _chain(first, second, batches):
-            pending.append(pool.apply_async(scan.scan_batch, (batch,)))
-            while len(pending) > jobs * 2:
-                _add(tally, pending.popleft().get(), progress)
-        while pending:
+    # A bounded window of parts in flight, taken in order: the store's first bad record is the
+    # one reported, and a source of objects is never read far ahead of the workers.
+    pending: deque = deque()
+    for part in parts:
+        pending.append(pool.apply_async(scan.scan_part, (part,)))
+        while len(pending) > jobs * 2:
             _add(tally, pending.popleft().get(), progress)
+    while pending:
+        _add(tally, pending.popleft().get(), progress)
 
 
-def _add(tally: Tally, result, progress) -> None:
-    tally.add(result)
+def _add(tally: Tally, counts, progress) -> None:
+    tally.add(counts)
     if progress is not None:
         progress(tally.memories)
 
 
 def _chain(first, second, rest):
+    if first is None:
+        return
     yield first
     if second is not None:
         yield second

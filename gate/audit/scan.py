@@ -1,22 +1,33 @@
-"""One batch of memories in, what the tally needs out: the per-memory work, run in worker processes.
+"""One part of a store in, folded into this process's own tally file; its small counters out.
 
-A batch is a list of `(place, item)` from gate.audit.sources. For each memory: read it, take its
-shape, shape key and LSH signature, its noise-marker bits and its drop verdict. What leaves the
-worker is already folded by shape and by (shape, policy, day, noise), so a store full of one
-heartbeat sends back a handful of rows, not one per memory.
+Runs in each worker process (and in the main process for a small store or --jobs 1). A part
+is a gate.audit.sources.FileChunk, whose lines are read, decoded and parsed here, or a Batch
+of memory objects. For each memory: read it, take its shape, shape key and LSH signature, its
+noise-marker bits and its drop verdict. The part is folded by shape and by (shape, policy, day,
+noise) in memory, so a store full of one heartbeat writes a handful of rows, then added to
+this process's SQLite file (gate.audit.store). What goes back to the main process is only the
+part's counters (memories, markers, drop rules, types, categories) and the file's path.
+
+Each memory's position in the store is (part index << 32) + its rank in the part: parts finish
+in any order, and the store keeps the samples of the lowest and highest positions.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 
+from gate.audit import store
 from gate.audit.records import Memory, RecordError, read_memory
-from gate.audit.shape import shape, shape_key, signature
+from gate.audit.shape import BANDS, shape, shape_key, signature
+from gate.audit.sources import FileChunk, line_number, read_chunk
 
 MARKER = 1  # noise flag bits of a memory
 DROPPED = 2
 SAMPLE_CHARS = 400  # of a sample text kept for the report
+_RANK_BITS = 32  # a part holds fewer memories than this many bits count
+_NO_BANDS = (None,) * BANDS
 
 
 class BadRecord(Exception):
@@ -24,55 +35,106 @@ class BadRecord(Exception):
 
 
 @dataclass
-class BatchResult:
+class PartCounts:
+    """What the main process keeps of a part: the counters, and where its rows went."""
     memories: int = 0
-    # shape key -> [shape, bands, n, first text, first created_at, last text, last created_at, markers, drop]
-    shapes: dict = field(default_factory=dict)
-    # (shape key, policy, day, noise flags) -> count
-    cells: dict = field(default_factory=dict)
     marker_hits: dict = field(default_factory=dict)  # marker bits -> count
     drop_hits: dict = field(default_factory=dict)  # drop rule -> count
     types: dict = field(default_factory=dict)  # (type, categorized, type in categories) -> count
     categories: dict = field(default_factory=dict)  # platform category -> count
+    path: str = ""  # the tally file the part's rows were added to
 
 
-_judge = None  # set in each worker (or in the parent for an inline run) by `install`
-_signatures: dict = {}  # shape key -> LSH signature, across batches (heartbeat shapes recur)
+class _Fold:
+    """One part's rows before they are written."""
+
+    __slots__ = ("counts", "shapes", "cells")
+
+    def __init__(self):
+        self.counts = PartCounts()
+        # shape key -> [shape, bands, n, first text, first created_at, first position,
+        #               last text, last created_at, last position, markers, drop rule]
+        self.shapes: dict = {}
+        self.cells: dict = {}  # (shape key, policy, day, noise flags) -> count
+
+
+_judge = None  # set in the main process by `install`, before the workers fork
+_workdir = None
+_store = None  # (pid, connection): this process's tally file, opened on its first part
+_signatures: dict = {}  # shape key -> LSH signature, across parts (heartbeat shapes recur)
 _SIGNATURE_CACHE = 100_000
 
 
-def install(judge) -> None:
-    global _judge
-    _judge = judge
+def install(judge, workdir: str) -> None:
+    """What every part is judged with, and the folder of the per-process tally files."""
+    global _judge, _workdir, _store
+    _judge, _workdir, _store = judge, workdir, None
 
 
-def scan_batch(batch: list) -> BatchResult:
-    out = BatchResult()
-    judge = _judge
-    for place, item in batch:
-        for where, obj in _objects(place, item):
+def scan_part(part) -> PartCounts:
+    fold = _Fold()
+    if isinstance(part, FileChunk):
+        _scan_chunk(part, fold, _judge)
+    else:
+        base = part.index << _RANK_BITS
+        for rank, (place, obj) in enumerate(part.items):
             try:
                 memory = read_memory(obj)
             except RecordError as exc:
-                raise BadRecord(f"{where}: {exc}") from None
-            _tally(out, memory, judge)
-    return out
+                raise BadRecord(f"{place}: {exc}") from None
+            _tally(fold, memory, _judge, base + rank)
+    path, db = _this_process_store()
+    store.add_part(db, _shape_rows(fold.shapes), [(*cell, n) for cell, n in fold.cells.items()])
+    fold.counts.path = path
+    return fold.counts
 
 
-def _objects(place: str, item):
-    if isinstance(item, str):  # a JSON Lines line, parsed here in the worker
+def _scan_chunk(chunk: FileChunk, fold: _Fold, judge) -> None:
+    position = chunk.index << _RANK_BITS
+    for number, line in read_chunk(chunk):
         try:
-            item = json.loads(item)
-        except ValueError as exc:
-            raise BadRecord(f"{place}: not JSON ({exc})") from None
-        if isinstance(item, dict) and "memory" not in item and isinstance(item.get("results"), list):
-            for i, inner in enumerate(item["results"]):  # a get_all page on one line
-                yield f"{place}: results[{i}]", inner
-            return
-    yield place, item
+            obj = json.loads(line)
+        except (ValueError, RecursionError):
+            raise BadRecord(f"{chunk.name}:{line_number(chunk, number)}: not JSON ({_json_error(line)})") from None
+        page = isinstance(obj, dict) and "memory" not in obj and isinstance(obj.get("results"), list)
+        for i, item in enumerate(obj["results"] if page else (obj,)):  # a get_all page on one line
+            try:
+                memory = read_memory(item)
+            except RecordError as exc:
+                place = f"{chunk.name}:{line_number(chunk, number)}" + (f": results[{i}]" if page else "")
+                raise BadRecord(f"{place}: {exc}") from None
+            _tally(fold, memory, judge, position)
+            position += 1
 
 
-def _tally(out: BatchResult, m: Memory, judge) -> None:
+def _json_error(line: str) -> str:
+    """json's message for a line, as it reads with its line break (so positions are the file's)."""
+    try:
+        json.loads(line + "\n")
+    except (ValueError, RecursionError) as exc:
+        return str(exc)
+    return "unreadable"
+
+
+def _this_process_store():
+    global _store
+    pid = os.getpid()
+    if _store is None or _store[0] != pid:  # a forked worker does not write its parent's file
+        path = os.path.join(_workdir, f"part-{pid}.sqlite")
+        _store = (pid, path, store.connect(path, cache_mb=32))
+    return _store[1], _store[2]
+
+
+def _shape_rows(shapes: dict) -> list:
+    """Rows in gate.audit.store.SHAPE_COLUMNS order; a shape of one memory has no last sample apart."""
+    return [(key, form, n, first, first_at, first_pos, last if n > 1 else None, last_at if n > 1 else None, last_pos,
+             markers, drop, *(bands or _NO_BANDS))
+            for key, (form, bands, n, first, first_at, first_pos, last, last_at, last_pos, markers, drop)
+            in shapes.items()]
+
+
+def _tally(fold: _Fold, m: Memory, judge, position: int) -> None:
+    out = fold.counts
     out.memories += 1
     text = m.text
     form = shape(text)
@@ -81,7 +143,7 @@ def _tally(out: BatchResult, m: Memory, judge) -> None:
     drop = judge.drop_rule(text) if judge else None
     flags = (MARKER if markers else 0) | (DROPPED if drop else 0)
 
-    entry = out.shapes.get(key)
+    entry = fold.shapes.get(key)
     if entry is None:
         sample = text[:SAMPLE_CHARS]
         bands = _signatures.get(key, False)
@@ -89,13 +151,15 @@ def _tally(out: BatchResult, m: Memory, judge) -> None:
             if len(_signatures) >= _SIGNATURE_CACHE:
                 _signatures.clear()
             bands = _signatures[key] = signature(form)
-        out.shapes[key] = [form, bands, 1, sample, m.created_at, sample, m.created_at, markers, drop]
+        fold.shapes[key] = [form, bands, 1, sample, m.created_at, position, sample, m.created_at, position,
+                            markers, drop]
     else:
         entry[2] += 1
-        entry[5] = text[:SAMPLE_CHARS]
-        entry[6] = m.created_at
+        entry[6] = text[:SAMPLE_CHARS]
+        entry[7] = m.created_at
+        entry[8] = position
     cell = (key, m.policy, m.day, flags)
-    out.cells[cell] = out.cells.get(cell, 0) + 1
+    fold.cells[cell] = fold.cells.get(cell, 0) + 1
     if markers:
         out.marker_hits[markers] = out.marker_hits.get(markers, 0) + 1
     if drop:

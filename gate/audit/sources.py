@@ -1,12 +1,14 @@
-"""Where the memories come from: an export file or a live scope, read-only, in batches.
+"""Where the memories come from: an export file or a live scope, read-only, in parts.
 
-Every source yields batches of `(place, item)`: `place` names the file and line (or page and
-item) for an error message, `item` is a memory object or, for JSON Lines, the raw line, so
-the JSON is parsed in the worker processes and not in the reader.
+Every source yields parts, in the order of the store: a `FileChunk` (a range of whole lines of a
+JSON Lines file, which a worker process reads, decodes and parses itself, so the reader only
+finds line starts) or a `Batch` of `(place, memory object)`, `place` naming the file and item
+(or page and item) for an error message.
 
 - JSON Lines (`.jsonl`, `.ndjson`, or any file whose first character is not `[`/`{` followed
   by a whole document): one memory object per line, or one get_all page (`{"results": [...]}`)
-  per line. Streamed: the file is never held in memory.
+  per line. Cut into chunks of a few MB at line starts; no chunk is ever held whole by the
+  reader, and a worker holds one at a time.
 - JSON: a list of memories, a get_all page, a list of pages, or `{"memories": [...]}`.
   Loaded whole (use JSON Lines for a large export).
 - The emulator's store: the SQLite file of `gate emulator --db FILE`, opened read-only; what
@@ -19,9 +21,32 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 
 BATCH = 2000
 SQLITE_MAGIC = b"SQLite format 3\x00"
+UTF8_BOM = b"\xef\xbb\xbf"
+# A JSON Lines file is cut into about CHUNKS_PER_FILE chunks (so a small file still spreads
+# over the workers), each between these sizes (so a large one streams a few MB at a time).
+CHUNKS_PER_FILE = 16
+MIN_CHUNK_BYTES = 64 << 10
+MAX_CHUNK_BYTES = 4 << 20
+
+
+@dataclass(frozen=True)
+class FileChunk:
+    """The whole lines in bytes [start, end) of a JSON Lines file."""
+    path: str
+    name: str  # the file's name, as errors print it
+    index: int  # the chunk's place in the file: chunks are folded in any order
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Batch:
+    index: int  # the batch's place in the source
+    items: list  # (place, memory object)
 
 
 class SourceError(Exception):
@@ -60,30 +85,79 @@ def export_kind(path: str) -> str:
 def read_export(path: str, batch: int = BATCH):
     kind = export_kind(path)
     if kind == "sqlite":
-        return _read_emulator_store(path, batch)
+        return _numbered(_read_emulator_store(path, batch))
     if kind == "json":
-        return _read_json(path, batch)
-    return _read_jsonl(path, batch)
+        return _numbered(_read_json(path, batch))
+    return _chunks(path)
 
 
-def _read_jsonl(path: str, batch: int):
+def _numbered(batches):
+    for index, items in enumerate(batches):
+        yield Batch(index, items)
+
+
+def _chunks(path: str):
+    """The file cut at line starts into FileChunks; only a few bytes around each cut are read."""
     name = os.path.basename(path)
-    out = []
     try:
-        with open(path, encoding="utf-8-sig", errors="strict") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                out.append((f"{name}:{number}", line))
-                if len(out) >= batch:
-                    yield out
-                    out = []
-    except UnicodeDecodeError as exc:
-        raise SourceError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start} of a line)") from None
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            step = min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, size // CHUNKS_PER_FILE))
+            start, index = 0, 0
+            while start < size:
+                end = min(size, start + step)
+                if end < size:
+                    handle.seek(end - 1)  # a cut right after a newline keeps that line whole
+                    handle.readline()
+                    end = handle.tell()
+                yield FileChunk(path, name, index, start, end)
+                start, index = end, index + 1
     except OSError as exc:
         raise SourceError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    if out:
-        yield out
+
+
+def read_chunk(chunk: FileChunk):
+    """(line index in the chunk, line) for each non-blank line of the chunk, as text mode reads
+    it: UTF-8, a byte order mark at the file's start dropped, "\\r\\n" and "\\r" ending lines too."""
+    try:
+        with open(chunk.path, "rb") as handle:
+            handle.seek(chunk.start)
+            data = handle.read(chunk.end - chunk.start)
+    except OSError as exc:
+        raise SourceError(f"{chunk.name}: cannot read: {exc.strerror or exc}") from None
+    if chunk.start == 0 and data.startswith(UTF8_BOM):
+        data = data[len(UTF8_BOM):]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[:exc.start]
+        column = exc.start - (max(before.rfind(b"\n"), before.rfind(b"\r")) + 1)
+        raise SourceError(f"{chunk.name}:{line_number(chunk, _count_lines(before))}: not UTF-8 text "
+                          f"({exc.reason} at byte {column} of the line)") from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    for number, line in enumerate(text.split("\n")):
+        if line and not line.isspace():
+            yield number, line
+
+
+def line_number(chunk: FileChunk, index: int) -> int:
+    """The file's line number of line `index` of the chunk (counted only for an error message)."""
+    before, left, cr = 0, chunk.start, False
+    with open(chunk.path, "rb") as handle:
+        while left > 0:
+            block = handle.read(min(left, 1 << 20))
+            if not block:
+                break
+            left -= len(block)
+            before += _count_lines(block) - (cr and block.startswith(b"\n"))  # a "\r\n" across two blocks
+            cr = block.endswith(b"\r")
+    return before + index + 1
+
+
+def _count_lines(data: bytes) -> int:
+    """Line ends in `data`: "\\n", "\\r\\n" and a lone "\\r", as text mode reads them."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
 
 
 def _read_json(path: str, batch: int):
@@ -168,7 +242,7 @@ def read_live(client, filters: dict, *, page_size: int = 100, max_pages: int = 1
             raise SourceError(f"live read, page {page}: {res.error}")
         items, more = _page(res.data, page_size)
         if items:
-            yield [(f"live page {page}, item {i}", item) for i, item in enumerate(items)]
+            yield Batch(page - 1, [(f"live page {page}, item {i}", item) for i, item in enumerate(items)])
         if not more:
             return
     raise SourceError(f"live read: more than {max_pages} pages; stopped")

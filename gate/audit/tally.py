@@ -1,10 +1,11 @@
-"""The audit's running totals, in bounded memory: per-shape state lives in a temporary SQLite file.
+"""The audit's running totals, in bounded memory: per-shape state lives in temporary SQLite files.
 
 A million memories may hold a million distinct shapes, so nothing per shape or per memory is
-kept in Python: `add` folds each worker's batch into two tables (SQLite's page cache is the only
-memory they take), and the small totals (markers, drop rules, types) into counters. `clusters`
-then groups shapes into near-duplicate clusters with SQL and a union-find over the LSH
-candidates only, and `attribution` splits the corpus by policy and day in one grouped query.
+kept in Python: each process folds its parts into a file of its own (gate.audit.store), the
+main process keeps the small totals (markers, drop rules, types) of each part and then merges
+the files into one. `clusters` groups shapes into near-duplicate clusters with SQL and a
+union-find over the LSH candidates only, each band of candidates read by a worker when there is
+a pool, and `attribution` splits the corpus by policy and day in one grouped query.
 """
 
 from __future__ import annotations
@@ -15,21 +16,10 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 
+from gate.audit import store
 from gate.audit.records import UNKNOWN_DAY
 from gate.audit.shape import BANDS, similar, token_set
 
-_SCHEMA = f"""
-CREATE TABLE shapes (
-    key INTEGER PRIMARY KEY, shape TEXT NOT NULL, n INTEGER NOT NULL,
-    first_text TEXT, first_at TEXT, last_text TEXT, last_at TEXT, markers INTEGER, drop_rule TEXT,
-    {", ".join(f"b{i} INTEGER" for i in range(BANDS))}
-);
-CREATE TABLE cells (key INTEGER NOT NULL, policy TEXT NOT NULL, day TEXT NOT NULL,
-                    flags INTEGER NOT NULL, n INTEGER NOT NULL);
-"""
-_UPSERT = (f"INSERT INTO shapes VALUES (?,?,?,?,?,?,?,?,?,{','.join('?' * BANDS)}) "
-           "ON CONFLICT(key) DO UPDATE SET n = n + excluded.n, last_text = excluded.last_text, "
-           "last_at = excluded.last_at")
 MAX_BUCKET_COMPARISONS = 4  # representatives a shape is compared with inside one LSH bucket
 # A band shared by more shapes than this is made of words common to a whole family of texts
 # (one template's words), not of one text's: similar shapes also meet in their other bands,
@@ -47,10 +37,10 @@ class Cluster:
 class Tally:
     def __init__(self, workdir: str | None = None):
         self._dir = tempfile.TemporaryDirectory(prefix="gate-audit-", dir=workdir)
-        self.db = sqlite3.connect(os.path.join(self._dir.name, "tally.sqlite"), isolation_level=None)
-        for pragma in ("journal_mode=OFF", "synchronous=OFF", "temp_store=FILE", "cache_size=-65536"):
-            self.db.execute(f"PRAGMA {pragma}")
-        self.db.executescript(_SCHEMA)
+        self.dir = self._dir.name  # where each process writes its tally file
+        self.path = None  # the merged file, once `merge` has run
+        self.db = None
+        self._files: dict = {}  # the processes' tally files, in the order first seen
         self.memories = 0
         self.marker_hits: Counter = Counter()  # marker bits -> memories
         self.drop_hits: Counter = Counter()
@@ -58,33 +48,38 @@ class Tally:
         self.categories: Counter = Counter()
 
     def close(self) -> None:
-        self.db.close()
+        if self.db is not None:
+            self.db.close()
         self._dir.cleanup()
 
-    def add(self, batch) -> None:
-        """Fold one gate.audit.scan.BatchResult in."""
-        self.memories += batch.memories
-        self.marker_hits.update(batch.marker_hits)
-        self.drop_hits.update(batch.drop_hits)
-        self.types.update(batch.types)
-        self.categories.update(batch.categories)
-        rows = []
-        for key, (form, bands, n, first, first_at, last, last_at, markers, drop) in batch.shapes.items():
-            rows.append((key, form, n, first, first_at, last, last_at, markers, drop,
-                         *(bands or (None,) * BANDS)))
-        self.db.execute("BEGIN")
-        self.db.executemany(_UPSERT, rows)
-        self.db.executemany("INSERT INTO cells VALUES (?,?,?,?,?)",
-                            [(*cell, n) for cell, n in batch.cells.items()])
-        self.db.execute("COMMIT")
+    def add(self, counts) -> None:
+        """Take in one part's counters (a gate.audit.scan.PartCounts); its rows are in its file."""
+        self.memories += counts.memories
+        self.marker_hits.update(counts.marker_hits)
+        self.drop_hits.update(counts.drop_hits)
+        self.types.update(counts.types)
+        self.categories.update(counts.categories)
+        self._files.setdefault(counts.path, None)
+
+    def merge(self) -> None:
+        """Merge every process's file into the first (its rows are the bulk already), the others
+        then deleted; with no part at all, an empty file."""
+        files = [path for path in self._files if path]
+        self.path = files[0] if files else os.path.join(self.dir, "tally.sqlite")
+        self.db = store.connect(self.path)
+        for path in files[1:]:
+            store.merge_file(self.db, path)
+            os.remove(path)
 
     # -- clustering ------------------------------------------------------------------------
 
-    def clusters(self, similarity: float) -> list[Cluster]:
+    def clusters(self, similarity: float, pool=None) -> list[Cluster]:
         """Every near-duplicate cluster (two memories or more), largest first.
 
         Memories of one shape are one cluster; shapes whose token sets are at least `similarity`
-        alike (Jaccard), found through a shared LSH band and then verified, are merged."""
+        alike (Jaccard), found through a shared LSH band and then verified, are merged. Each
+        band's similar pairs do not depend on the others', so `pool` (a multiprocessing pool)
+        may find them side by side; the clusters are the same."""
         parent: dict = {}
 
         def find(x):
@@ -96,26 +91,12 @@ class Tally:
             return root
 
         if similarity <= 1.0:
-            for band in range(BANDS):
-                col = f"b{band}"
-                rows = self.db.execute(
-                    f"SELECT {col}, key, shape FROM shapes WHERE {col} IN "
-                    f"(SELECT {col} FROM shapes WHERE {col} IS NOT NULL GROUP BY {col} "
-                    f"HAVING COUNT(*) BETWEEN 2 AND {MAX_BUCKET}) ORDER BY {col}, n DESC, key")
-                bucket, reps = None, []
-                for value, key, form in rows:
-                    if value != bucket:
-                        bucket, reps = value, []
-                    tokens = token_set(form)
-                    for rep_key, rep_tokens in reps:
-                        if similar(tokens, rep_tokens, similarity):
-                            a, b = find(key), find(rep_key)
-                            if a != b:
-                                parent[a] = b
-                            break
-                    else:
-                        if len(reps) < MAX_BUCKET_COMPARISONS:
-                            reps.append((key, tokens))
+            jobs = [(self.path, band, similarity) for band in range(BANDS)]
+            for pairs in (pool.imap_unordered(similar_pairs, jobs) if pool is not None else map(similar_pairs, jobs)):
+                for key, other in pairs:
+                    a, b = find(key), find(other)
+                    if a != b:
+                        parent[a] = b
         involved = set(parent) | set(parent.values())
         groups: dict = {}
         for chunk in _chunks(list(involved), 500):
@@ -167,7 +148,8 @@ class Tally:
         for chunk in _chunks(keys, 500):
             marks = ",".join("?" * len(chunk))
             for row in self.db.execute(
-                    "SELECT key, shape, n, first_text, first_at, last_text, last_at, markers, drop_rule "
+                    "SELECT key, shape, n, first_text, first_at, COALESCE(last_text, first_text), "
+                    "COALESCE(last_at, first_at), markers, drop_rule "
                     f"FROM shapes WHERE key IN ({marks})", chunk):
                 out[row[0]] = dict(zip(("key", "shape", "n", "first_text", "first_at", "last_text", "last_at",
                                         "markers", "drop_rule"), row))
@@ -180,6 +162,36 @@ class Tally:
 
     def distinct_shapes(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM shapes").fetchone()[0]
+
+
+def similar_pairs(job: tuple) -> list:
+    """(shape, similar shape) pairs found in one LSH band of the tally file: `job` is
+    (path, band, similarity). Inside a bucket, each shape is compared with the bucket's first
+    few dissimilar shapes (its largest), and paired with the first one it is similar to."""
+    path, band, similarity = job
+    col = f"b{band}"
+    db = sqlite3.connect(path)
+    try:
+        db.execute("PRAGMA cache_size=-32768")
+        rows = db.execute(
+            f"SELECT {col}, key, shape FROM shapes WHERE {col} IN "
+            f"(SELECT {col} FROM shapes WHERE {col} IS NOT NULL GROUP BY {col} "
+            f"HAVING COUNT(*) BETWEEN 2 AND {MAX_BUCKET}) ORDER BY {col}, n DESC, key")
+        pairs, bucket, reps = [], None, []
+        for value, key, form in rows:
+            if value != bucket:
+                bucket, reps = value, []
+            tokens = token_set(form)
+            for rep_key, rep_tokens in reps:
+                if similar(tokens, rep_tokens, similarity):
+                    pairs.append((key, rep_key))
+                    break
+            else:
+                if len(reps) < MAX_BUCKET_COMPARISONS:
+                    reps.append((key, tokens))
+        return pairs
+    finally:
+        db.close()
 
 
 def _chunks(items: list, size: int):

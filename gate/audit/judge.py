@@ -6,11 +6,14 @@
   to flag, not what is noise) on the memory's text as one turn of `role`, at `level`: the
   rule that would have kept this text from ever leaving the machine, or None.
 
-A classifier call costs 100-300 µs whatever the text, so texts that differ only in their digits
-(the frames of one heartbeat: `Epoch 3/10 loss=0.41` and `Epoch 7/10 loss=0.18`) share one
-verdict: the first such text is judged, the others take its answer. Digits are folded one for
-one, so lengths, punctuation, case and every letter still count. Noise markers are searched
-only in texts holding one of the literals each marker cannot match without.
+A classifier call costs 50-300 µs whatever the text, so two things spare it. Texts that differ
+only in their digits (the frames of one heartbeat: `Epoch 3/10 loss=0.41` and `Epoch 7/10
+loss=0.18`) share one verdict: the first such text is judged, the others take its answer.
+Digits are folded one for one, so lengths, punctuation, case and every letter still count.
+And most stored memories are facts no drop rule can fire on: the engine's drop screen
+(gate/engine/screen.py) proves that in about a tenth of a classifier call, from the rules'
+pattern-set bits and line counts, and only the texts it cannot clear are classified. Noise
+markers are searched only in texts holding one of the literals each marker cannot match without.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ _DIGITS = re.compile(r"[0-9]")
 class Judge:
     def __init__(self, revision, *, level: str | None = None, role: str = "user", drop_rules: bool = True):
         from gate.engine.compiler import compile_revision
+        from gate.engine.screen import DropScreen
 
         self.level = level or revision.default_level
         self.role = role
@@ -37,6 +41,7 @@ class Judge:
         self._literals = _Literals([m.pattern for m in revision.noise_markers])
         self.judges_drops = drop_rules
         self._drops = compile_revision(dataclasses.replace(revision, signals=())) if drop_rules else None
+        self._screen = DropScreen(revision, self._drops, self.level) if drop_rules else None
         self._verdicts: dict = {}
         self._older: dict = {}
 
@@ -60,12 +65,18 @@ class Judge:
         if verdict is False:
             verdict = self._older.get(key, False)
             if verdict is False:
-                decision = self._drops.classify([{"role": self.role, "content": text}], self.level)
-                verdict = (decision.rule or "(empty)") if decision.action == "drop" else None
+                verdict = self.judge_drop(text)
             if len(self._verdicts) >= _CACHE_LIMIT:
                 self._older, self._verdicts = self._verdicts, {}
             self._verdicts[key] = verdict
         return verdict
+
+    def judge_drop(self, text: str) -> str | None:
+        """drop_rule without the shared verdicts: the screen, then the classifier if need be."""
+        if not self._screen.might_drop(text, self.role):
+            return None
+        decision = self._drops.classify([{"role": self.role, "content": text}], self.level)
+        return (decision.rule or "(empty)") if decision.action == "drop" else None
 
 
 class _Literals:

@@ -38,8 +38,11 @@ class Classifier:
         self.types = tuple(t for t in revision.categories if t in DURABLE_TYPES)
         self.rules = rules
         self._by_level = {}
+        self._spans_by_level = {}  # span rules: cut out of the turns before anything judges them
         for index, level in enumerate(self.levels):
             active = [r for r in rules if r.active_at(index)]
+            self._spans_by_level[level] = tuple(r for r in active if r.kind == "drop" and r.scope == "span")
+            active = [r for r in active if r.scope != "span"]
             self._by_level[level] = (
                 tuple(r for r in active if r.kind == "drop" and r.scope == "turn"),
                 tuple(r for r in active if r.kind == "drop" and r.scope != "turn"),  # window and payload rules
@@ -68,6 +71,10 @@ class Classifier:
     def _classify(self, window, level: str, recent_shapes) -> Decision:
         turn_rules, window_rules, signals = self._by_level[level]
         turns = normalize_window(window)
+        spans = self._spans_by_level[level]
+        cut, cut_by = [], None
+        if spans and turns:
+            turns, cut, cut_by = _cut_spans(turns, spans)
         # Shapes are strings; anything else a caller passes cannot match and is ignored.
         recent = frozenset(s for s in recent_shapes if isinstance(s, str)) if recent_shapes else frozenset()
         make = self._subject
@@ -77,9 +84,11 @@ class Classifier:
         whole = make(turns, recent, scanner=self.scanner, sets=self.sets if self._judged > 1 else None)
         shape = whole.window_shape
         if not turns:
+            if cut_by is not None:
+                return self._decision("drop", level, rule=cut_by, trace=(*cut, "every turn is noise"), shape=shape)
             return self._decision("drop", level, rule=None, trace=("empty window",), shape=shape)
 
-        trace = []
+        trace = list(cut)
         stripped = {}
         for turn in turns:
             subject = make((turn,), recent, window=whole) if len(turns) > 1 else whole
@@ -201,6 +210,39 @@ def _spare_the_person(rule, subject, recent, whole, make):
         return carrying
     # evidence spread over several turns' text (none carries it alone): all of them go
     return others if _fires(rule, make(others, recent, window=whole).blind_to_tools()) else ()
+
+
+def _cut_spans(turns, spans):
+    """Turns with every span rule's matches cut out of their text (a harness notice inside the
+    person's turn): what is cut is neither judged nor sent, and a turn left blank goes.
+    Returns (turns, trace lines, the first rule that cut anything)."""
+    import dataclasses
+
+    out, trace, first = [], [], None
+    for turn in turns:
+        text, by = turn.text, None
+        for rule in spans:
+            if rule.role != "any" and rule.role != turn.role:
+                continue
+            try:
+                text, count = rule.span.subn("", text, timeout=SPAN_TIMEOUT)
+            except TimeoutError:
+                raise RuleTimeout(rule.id) from None
+            if count and by is None:
+                by = rule.id
+        if by is None:
+            out.append(turn)
+            continue
+        first = first or by
+        if text.strip():
+            out.append(dataclasses.replace(turn, text=text.strip()))
+            trace.append(f"turn {turn.index} ({turn.role}): spans cut out by {by}")
+        else:
+            trace.append(f"turn {turn.index} ({turn.role}) stripped by {by}: nothing left once cut")
+    return tuple(out), trace, first
+
+
+SPAN_TIMEOUT = 0.05  # seconds per span rule and turn
 
 
 def _fires(rule, subject) -> bool:

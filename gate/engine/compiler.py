@@ -42,6 +42,7 @@ class CompiledRule:
     # None for every other rule (their weights are constants).
     weigh: object = None
     strip: str = "others"  # payload rules: which non-person turns go when the person is spared
+    span: object = None  # span rules: the regex whose matches are cut out of a turn's text
 
     def fires(self, subject) -> bool:
         if self.set_mask:
@@ -92,7 +93,23 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         trace_line=f"signal {rule.id} " + " ".join(f"{k}{v:+g}" for k, v in rule.weights.items()) if is_signal else "",
         weigh=when.weigher(rule.id, dict(rule.weights)) if is_signal and isinstance(when, Lexicon) else None,
         strip=getattr(rule, "strip", "others"),
+        span=_span_regex(rule, revision, ctx) if rule.scope == "span" and not is_signal else None,
     )
+
+
+def _span_regex(rule, revision, ctx):
+    """A span rule's `when` is one match: its pattern(s) as a plain regex, for cutting out."""
+    import regex
+
+    from gate.language.patterns import expand
+
+    spec = rule.when.get("match") if isinstance(rule.when, dict) and len(rule.when) == 1 else None
+    if not isinstance(spec, dict):
+        raise ctx.fail(rule.path + ("when",), "a span rule's when is one match (the text to cut out of a turn)")
+    patterns = spec["pattern"] if isinstance(spec["pattern"], list) else [spec["pattern"]]
+    flags = regex.MULTILINE | (0 if spec.get("case_sensitive", False) else regex.IGNORECASE)
+    return regex.compile("|".join(f"(?:{expand(p, revision.vocabularies, revision.fragments)})" for p in patterns),
+                         flags)
 
 
 _NOTHING = (None, 0, 0)

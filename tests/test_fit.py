@@ -231,3 +231,16 @@ def test_type_prior_is_recorded_and_keeps_a_hand_typed_signal_typed(workspace):
     assert primed.report["fitted"]["regularization"] == {"l2": 1.0, "type_l2": 50.0, "type_prior": 1.0}
     assert primed.report["self_check"]["differ"] == []
     assert prefer_margin(flat) < 0.5 < 2.0 < prefer_margin(primed)
+
+
+def test_the_lexicon_reads_the_persons_words_as_sent_not_the_harness_notice_cut_out():
+    from enginekit import classifier, drop_rule, match, revision_doc
+    from gate.fit.rows import mass_check
+
+    notice = "<ide_opened_file>The user opened the file /a/README.md in the IDE.</ide_opened_file>"
+    span = drop_rule("harness-markup", match(r"<ide_[a-z_]+>[\s\S]*?</ide_[a-z_]+>"), scope="span", role="user",
+                     mandatory=True, match=[notice + " hi"], no_match=["hi"])
+    compiled = classifier(revision_doc([span]))
+    fixture = Fixture("f1", [{"role": "user", "content": notice + "\nkeep diffs small"}], "extract", "preference", "n")
+    row = mass_check(compiled, [fixture], ["d"], ["g"])[0]
+    assert row.levels["balanced"].text == "keep diffs small"

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gate.engine.literals import fold
-from gate.engine.window import normalize_window
 from gate.evaluation.metrics import trace_rules
 
 NONE = "nothing durable"
@@ -47,7 +46,7 @@ def mass_check(classifier, fixtures, datasets, group_keys, *, lexicon_signal: st
             decision = classifier.classify(fixture.window, level)
             stripped, fired = trace_rules(decision.trace)
             dropped = decision.action == "drop"
-            text = "" if dropped else _lexicon_text(fixture.window, decision.trace, lexicon_role)
+            text = "" if dropped else _lexicon_text(decision.payload, lexicon_role)
             fired = tuple(s for s in fired if s != lexicon_signal) if not dropped else ()
             views[level] = LevelView(dropped, fired, text, (decision.action, decision.type))
         target = fixture.expect_type if fixture.label == "extract" and fixture.expect_type else NONE
@@ -55,12 +54,10 @@ def mass_check(classifier, fixtures, datasets, group_keys, *, lexicon_signal: st
     return rows
 
 
-def _lexicon_text(window, trace, role: str) -> str:
-    """The text a signal of `role` reads: the turns no turn rule stripped, joined as the
-    engine's Subject joins them, folded as Subject.lower folds them."""
-    stripped = {int(line.split(" ", 2)[1]) for line in trace
-                if line.startswith("turn ") and " stripped by " in line}
-    turns = [t for t in normalize_window(window) if t.index not in stripped and role in ("any", t.role)]
-    if not turns:
+def _lexicon_text(payload, role: str) -> str:
+    """The text a signal of `role` reads: the kept turns as they are sent (turn rules and span
+    rules applied), joined as the engine's Subject joins them, folded as Subject.lower folds them."""
+    texts = [m["content"] for m in payload if role in ("any", m["role"])]
+    if not texts:
         return ""
-    return fold(turns[0].text if len(turns) == 1 else "\n\n".join(t.text for t in turns))
+    return fold(texts[0] if len(texts) == 1 else "\n\n".join(texts))

@@ -178,3 +178,25 @@ def test_a_rule_of_another_role_and_a_level_below_the_rules_are_cleared(tmp_path
     assert not balanced.might_drop("heartbeat", "user") and balanced.might_drop("heartbeat", "assistant")
     assert not balanced.might_drop("pulse")
     assert DropScreen(revision, classifier, "aggressive").might_drop("pulse")
+
+
+def test_a_span_rule_that_finds_anything_lets_the_text_through(tmp_path):
+    """A span rule cuts its matches out before the turn rules judge it (a turn left blank is
+    dropped), whatever its keywords say: the screen clears only a text no span pattern finds."""
+    import yaml
+
+    doc = revision_doc([drop_rule("cut", match(r"<note>[^<]*</note>", keywords=["unrelated"]), scope="span",
+                                  role="user", match=["<note>x</note>"], no_match=["plain"]),
+                        drop_rule("blank", {"turn_flag": "empty"}, scope="turn")])
+    path = tmp_path / "r.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    revision = load_revision(str(path))
+    classifier = compile_revision(revision)
+    screen = DropScreen(revision, classifier, "balanced")
+    only_notice = "<note>the IDE opened a file</note>"
+    assert _verdict(classifier, only_notice, "user", "balanced") == "cut"
+    assert screen.might_drop(only_notice) and screen.might_drop(f"{only_notice}\nok")
+    assert not screen.might_drop("a plain sentence with no notice in it")
+    assert not screen.might_drop(only_notice, "assistant")  # the span rule is the person's only
+    texts = [only_notice, f"{only_notice}\nok", "ok", "a plain sentence", f"{only_notice} {only_notice}"]
+    assert not _unsound(revision, classifier, texts, revision.levels, ROLES)

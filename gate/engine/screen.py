@@ -141,8 +141,15 @@ class DropScreen:
         specs = {rule.id: rule for rule in revision.drop_rules}
         self._sets = classifier.sets
         self._rules = []  # (rule id, role, needs) of each drop rule active at the level
+        # span rules cut their matches out of a turn before anything judges it (a turn left
+        # blank goes): where one finds anything, even an empty match, the screen says nothing
+        self._spans = []  # (role, the set gate of its pattern or None, the regex it cuts)
         for rule in classifier.rules:
             if rule.kind != "drop" or not rule.active_at(index):
+                continue
+            if rule.scope == "span":
+                gate = getattr(rule.when, "gate", None)
+                self._spans.append((rule.role, gate if hasattr(gate, "alternatives") else None, rule.span))
                 continue
             needs = needs_of(specs[rule.id].when, rule.when, rule.set_group)
             if rule.set_mask:  # the compiler's own proof (see CompiledRule.fires), in the rule's scan group
@@ -151,9 +158,10 @@ class DropScreen:
         self._checks = {}  # role -> the needs of the rules that judge a turn of that role
 
     def _checks_for(self, role: str) -> tuple:
-        """For a turn of `role`: (scan group, ((bits, need), ...)) of every alternative that
-        one turn can meet (a need of two turns or more cannot), by the scan group of their
-        bits: one of the bits must hit, a first test that costs one AND (0: no such test)."""
+        """For a turn of `role`: (scan group, all their bits, ((bits, need), ...)) of every
+        alternative that one turn can meet (a need of two turns or more cannot), by the scan
+        group of their bits: one of the bits must hit, a first test that costs one AND (0: no
+        such test); when none of the group's bits hits, its needs are passed over at once."""
         checks = self._checks.get(role)
         if checks is None:
             by_group: dict = {}
@@ -170,7 +178,8 @@ class DropScreen:
                         by_group.setdefault(gate.group, []).append((gate.bit, need))
                     else:
                         by_group.setdefault(None, []).append((0, need))
-            checks = self._checks[role] = tuple((group, tuple(entries)) for group, entries in by_group.items())
+            checks = self._checks[role] = tuple(
+                (group, _union(entries), tuple(entries)) for group, entries in by_group.items())
         return checks
 
     def might_drop(self, text: str, role: str = "user", recent_shapes=()) -> bool:
@@ -183,8 +192,12 @@ class DropScreen:
         turn = turns[0]
         text, flags, recent, lines = turn.text, turn.flags, bool(recent_shapes), -1
         scans = _Scans(self._sets, text)
-        for group, entries in self._checks_for(turn.role):
+        if self._spans and self._spans_cut(turn, scans):
+            return True
+        for group, every_bit, entries in self._checks_for(turn.role):
             found = scans[group] if group is not None else None
+            if found is not None and not found & every_bit:
+                continue  # each need of the group wants one of its bits
             for bits, need in entries:
                 if bits and found is not None and not found & bits:
                     continue
@@ -205,6 +218,35 @@ class DropScreen:
                 return True
         return False
 
+    def _spans_cut(self, turn, scans) -> bool:
+        """Whether a span rule may cut anything out of the turn. Its pattern set gate, read
+        without the keywords a span does not use, proves a miss; else its regex is searched."""
+        for role, gate, span in self._spans:
+            if role != "any" and role != turn.role:
+                continue
+            if gate is not None:
+                hits = scans[gate.group]
+                if hits is not None and not any(hits & mask == mask for mask, _, _, _ in gate.alternatives):
+                    continue
+            try:
+                if span.search(turn.text, timeout=SPAN_SEARCH_TIMEOUT) is not None:
+                    return True
+            except TimeoutError:
+                return True  # the classifier would time out too: let it say so
+        return False
+
+
+SPAN_SEARCH_TIMEOUT = 0.05
+
+
+def _union(entries) -> int:
+    """The OR of the entries' bits; -1 (every bit) when one of them has none to test."""
+    out = 0
+    for bits, _ in entries:
+        if not bits:
+            return -1
+        out |= bits
+    return out
 
 
 class _Scans(dict):

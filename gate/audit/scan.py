@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 
 from gate.audit import store
-from gate.audit.records import Memory, RecordError, read_memory
+from gate.audit.records import RecordError, read_memory
 from gate.audit.shape import BANDS, shape, shape_key, signature
 from gate.audit.sources import FileChunk, line_number, read_chunk
 
@@ -73,38 +73,43 @@ def install(judge, workdir: str) -> None:
 
 def scan_part(part) -> PartCounts:
     fold = _Fold()
-    if isinstance(part, FileChunk):
-        _scan_chunk(part, fold, _judge)
-    else:
-        base = part.index << _RANK_BITS
-        for rank, (place, obj) in enumerate(part.items):
-            try:
-                memory = read_memory(obj)
-            except RecordError as exc:
-                raise BadRecord(f"{place}: {exc}") from None
-            _tally(fold, memory, _judge, base + rank)
+    _fold_in(fold, _chunk_memories(part) if isinstance(part, FileChunk) else _batch_memories(part), _judge)
     path, db = _this_process_store()
     store.add_part(db, _shape_rows(fold.shapes), [(*cell, n) for cell, n in fold.cells.items()])
     fold.counts.path = path
     return fold.counts
 
 
-def _scan_chunk(chunk: FileChunk, fold: _Fold, judge) -> None:
+def _chunk_memories(chunk: FileChunk):
+    """(position, Memory) for each memory in a chunk's lines."""
     position = chunk.index << _RANK_BITS
     for number, line in read_chunk(chunk):
         try:
             obj = json.loads(line)
         except (ValueError, RecursionError):
             raise BadRecord(f"{chunk.name}:{line_number(chunk, number)}: not JSON ({_json_error(line)})") from None
-        page = isinstance(obj, dict) and "memory" not in obj and isinstance(obj.get("results"), list)
-        for i, item in enumerate(obj["results"] if page else (obj,)):  # a get_all page on one line
+        if not isinstance(obj, dict) or "memory" in obj or not isinstance(obj.get("results"), list):
             try:
-                memory = read_memory(item)
+                yield position, read_memory(obj)
             except RecordError as exc:
-                place = f"{chunk.name}:{line_number(chunk, number)}" + (f": results[{i}]" if page else "")
-                raise BadRecord(f"{place}: {exc}") from None
-            _tally(fold, memory, judge, position)
+                raise BadRecord(f"{chunk.name}:{line_number(chunk, number)}: {exc}") from None
             position += 1
+            continue
+        for i, item in enumerate(obj["results"]):  # a get_all page on one line
+            try:
+                yield position, read_memory(item)
+            except RecordError as exc:
+                raise BadRecord(f"{chunk.name}:{line_number(chunk, number)}: results[{i}]: {exc}") from None
+            position += 1
+
+
+def _batch_memories(batch):
+    base = batch.index << _RANK_BITS
+    for rank, (place, obj) in enumerate(batch.items):
+        try:
+            yield base + rank, read_memory(obj)
+        except RecordError as exc:
+            raise BadRecord(f"{place}: {exc}") from None
 
 
 def _json_error(line: str) -> str:
@@ -133,38 +138,47 @@ def _shape_rows(shapes: dict) -> list:
             in shapes.items()]
 
 
-def _tally(fold: _Fold, m: Memory, judge, position: int) -> None:
-    out = fold.counts
-    out.memories += 1
-    text = m.text
-    form = shape(text)
-    key = shape_key(form)
-    markers = judge.markers(text) if judge else 0
-    drop = judge.drop_rule(text) if judge else None
-    flags = (MARKER if markers else 0) | (DROPPED if drop else 0)
-
-    entry = fold.shapes.get(key)
-    if entry is None:
-        sample = text[:SAMPLE_CHARS]
-        bands = _signatures.get(key, False)
-        if bands is False:
-            if len(_signatures) >= _SIGNATURE_CACHE:
-                _signatures.clear()
-            bands = _signatures[key] = signature(form)
-        fold.shapes[key] = [form, bands, 1, sample, m.created_at, position, sample, m.created_at, position,
-                            markers, drop]
-    else:
-        entry[2] += 1
-        entry[6] = text[:SAMPLE_CHARS]
-        entry[7] = m.created_at
-        entry[8] = position
-    cell = (key, m.policy, m.day, flags)
-    fold.cells[cell] = fold.cells.get(cell, 0) + 1
-    if markers:
-        out.marker_hits[markers] = out.marker_hits.get(markers, 0) + 1
-    if drop:
-        out.drop_hits[drop] = out.drop_hits.get(drop, 0) + 1
-    type_key = (m.type, bool(m.categories), m.type in m.categories if m.type else False)
-    out.types[type_key] = out.types.get(type_key, 0) + 1
-    for category in m.categories:
-        out.categories[category] = out.categories.get(category, 0) + 1
+def _fold_in(fold: _Fold, memories, judge) -> None:
+    """Each (position, Memory) judged and folded in: by shape, and by (shape, policy, day, noise)."""
+    counts, shapes, cells = fold.counts, fold.shapes, fold.cells
+    marker_hits, drop_hits, kinds = counts.marker_hits, counts.drop_hits, {}
+    markers_of = judge.markers if judge else None
+    drop_of = judge.drop_rule if judge else None
+    n = 0
+    for position, m in memories:
+        n += 1
+        text = m.text
+        form = shape(text)
+        key = shape_key(form)
+        markers = markers_of(text) if markers_of else 0
+        drop = drop_of(text) if drop_of else None
+        entry = shapes.get(key)
+        if entry is None:
+            sample = text[:SAMPLE_CHARS]
+            bands = _signatures.get(key, False)
+            if bands is False:
+                if len(_signatures) >= _SIGNATURE_CACHE:
+                    _signatures.clear()
+                bands = _signatures[key] = signature(form)
+            shapes[key] = [form, bands, 1, sample, m.created_at, position, sample, m.created_at, position,
+                           markers, drop]
+        else:
+            entry[2] += 1
+            entry[6] = text[:SAMPLE_CHARS]
+            entry[7] = m.created_at
+            entry[8] = position
+        cell = (key, m.policy, m.day, (MARKER if markers else 0) | (DROPPED if drop else 0))
+        cells[cell] = cells.get(cell, 0) + 1
+        if markers:
+            marker_hits[markers] = marker_hits.get(markers, 0) + 1
+        if drop:
+            drop_hits[drop] = drop_hits.get(drop, 0) + 1
+        kind = (m.type, m.categories)
+        kinds[kind] = kinds.get(kind, 0) + 1
+    counts.memories += n
+    types, categories = counts.types, counts.categories
+    for (mtype, names), k in kinds.items():
+        type_key = (mtype, bool(names), mtype in names if mtype else False)
+        types[type_key] = types.get(type_key, 0) + k
+        for name in names:
+            categories[name] = categories.get(name, 0) + k

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from gate.engine.window import normalize_window
+from gate.engine.window import turn_facts
 
 # structure counts, each a number of non-blank lines (gate/engine/features.py: Subject._compute_structure)
 _LINE_COUNTS = frozenset({"headings", "bullets", "numbered", "code_fences", "fenced_lines", "table_rows",
@@ -139,7 +139,6 @@ class DropScreen:
     def __init__(self, revision, classifier, level: str):
         index = classifier.levels.index(level)
         specs = {rule.id: rule for rule in revision.drop_rules}
-        self._sets = classifier.sets
         self._rules = []  # (rule id, role, needs) of each drop rule active at the level
         # span rules cut their matches out of a turn before anything judges it (a turn left
         # blank goes): where one finds anything, even an empty match, the screen says nothing
@@ -156,6 +155,21 @@ class DropScreen:
                 needs = _all([needs, (Need(bits=rule.set_mask),)])
             self._rules.append((rule.id, rule.role, rule.set_group, needs))
         self._checks = {}  # role -> the needs of the rules that judge a turn of that role
+        self._sets = _one_set(classifier.sets, self._bits_read())
+
+    def _bits_read(self) -> int:
+        """Every pattern-set bit a need or a span gate reads."""
+        out = 0
+        gates = [gate for _, gate, _ in self._spans if gate is not None]
+        for _, _, _, needs in self._rules:
+            for need in needs:
+                out |= need.bits
+                gates.extend(need.gates)
+        for gate in gates:
+            out |= gate.keywords | gate.bit
+            for mask, _, _, _ in gate.alternatives:
+                out |= mask
+        return out
 
     def _checks_for(self, role: str) -> tuple:
         """For a turn of `role`: (scan group, all their bits, ((bits, need), ...)) of every
@@ -186,15 +200,12 @@ class DropScreen:
         """False only when no drop rule can fire on a window of one turn, `text` said by
         `role`: then classify([{"role": role, "content": text}], level, recent_shapes) drops
         nothing."""
-        turns = normalize_window([{"role": role, "content": text}])
-        if len(turns) != 1:
-            return True
-        turn = turns[0]
-        text, flags, recent, lines = turn.text, turn.flags, bool(recent_shapes), -1
+        role, text, flags, tool_text = turn_facts({"role": role, "content": text})  # as the window's one Turn
+        recent, lines = bool(recent_shapes), -1
         scans = _Scans(self._sets, text)
-        if self._spans and self._spans_cut(turn, scans):
+        if self._spans and self._spans_cut(role, text, scans):
             return True
-        for group, every_bit, entries in self._checks_for(turn.role):
+        for group, every_bit, entries in self._checks_for(role):
             found = scans[group] if group is not None else None
             if found is not None and not found & every_bit:
                 continue  # each need of the group wants one of its bits
@@ -203,7 +214,7 @@ class DropScreen:
                     continue
                 # the need itself: the cheap facts first, then its gates, then the lines
                 if (len(text) < need.chars or (need.flags and not need.flags <= flags)
-                        or (need.tool and not turn.tool_text) or (need.recent and not recent)):
+                        or (need.tool and not tool_text) or (need.recent and not recent)):
                     continue
                 if need.bits and found is not None and not found & need.bits:
                     continue
@@ -218,18 +229,18 @@ class DropScreen:
                 return True
         return False
 
-    def _spans_cut(self, turn, scans) -> bool:
+    def _spans_cut(self, role: str, text: str, scans) -> bool:
         """Whether a span rule may cut anything out of the turn. Its pattern set gate, read
         without the keywords a span does not use, proves a miss; else its regex is searched."""
-        for role, gate, span in self._spans:
-            if role != "any" and role != turn.role:
+        for span_role, gate, span in self._spans:
+            if span_role != "any" and span_role != role:
                 continue
             if gate is not None:
                 hits = scans[gate.group]
                 if hits is not None and not any(hits & mask == mask for mask, _, _, _ in gate.alternatives):
                     continue
             try:
-                if span.search(turn.text, timeout=SPAN_SEARCH_TIMEOUT) is not None:
+                if span.search(text, timeout=SPAN_SEARCH_TIMEOUT) is not None:
                     return True
             except TimeoutError:
                 return True  # the classifier would time out too: let it say so
@@ -249,16 +260,30 @@ def _union(entries) -> int:
     return out
 
 
-class _Scans(dict):
-    """A text's pattern-set hits, scan group -> bits (None: the set cannot say), each group
-    scanned on first need."""
+def _one_set(sets, bits: int):
+    """The pattern pieces of the classifier's sets whose `bits` the screen reads, as one set:
+    a bit is one piece whichever scan group asks for it, so one scan answers every group."""
+    if sets is None or not bits >> 1:
+        return None
+    from gate.engine.patternset import SetScanner
 
-    __slots__ = ("sets", "text")
+    members = tuple(i for i in range(1, bits.bit_length()) if bits >> i & 1)  # bit 0 is WIDE, no piece
+    return SetScanner(sets.patterns, {_EVERY_GROUP: members}, sets.wide)
+
+
+_EVERY_GROUP = "every"
+
+
+class _Scans:
+    """A text's pattern-set hits for any scan group (None: the set cannot say), from one
+    scan of every group at once, on first need."""
+
+    __slots__ = ("sets", "text", "_hits")
 
     def __init__(self, sets, text: str):
-        super().__init__()
-        self.sets, self.text = sets, text
+        self.sets, self.text, self._hits = sets, text, False
 
-    def __missing__(self, group: str):
-        hits = self[group] = self.sets.hits(self.text, group) if self.sets is not None else None
-        return hits
+    def __getitem__(self, group: str):
+        if self._hits is False:
+            self._hits = self.sets.hits(self.text, _EVERY_GROUP) if self.sets is not None else None
+        return self._hits

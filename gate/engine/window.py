@@ -49,10 +49,16 @@ def normalize_window(window) -> tuple[Turn, ...]:
 
 
 def _turn(index: int, raw) -> Turn:
+    return Turn(index, *turn_facts(raw))
+
+
+def turn_facts(raw) -> tuple[str, str, frozenset, str]:
+    """(role, text, flags, tool text) of one turn as a hook hands it over, as its Turn holds
+    them (for a caller that needs no Turn: building one costs more than reading the facts)."""
     if isinstance(raw, str):
         raw = {"role": "user", "content": raw}
     if not isinstance(raw, dict):
-        return Turn(index, "other", "", frozenset({"empty"}))
+        return "other", "", frozenset({"empty"}), ""
     role = raw.get("role")
     role = ROLE_ALIASES.get(role.strip().lower(), "other") if isinstance(role, str) else "other"
     text, tool_blocks, tool_text = _content_text(raw.get("content"))
@@ -71,7 +77,7 @@ def _turn(index: int, raw) -> Turn:
         flags.add("empty")
     if stripped and _looks_like_json(stripped):
         flags.add("json_only")
-    return Turn(index, role, text, frozenset(flags), _clean(tool_text))
+    return role, text, frozenset(flags), _clean(tool_text)
 
 
 def _content_text(content) -> tuple[str, int, str]:

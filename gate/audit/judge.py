@@ -36,8 +36,7 @@ class Judge:
         self.level = level or revision.default_level
         self.role = role
         self.marker_ids = tuple(m.id for m in revision.noise_markers)
-        self._markers = tuple(regex.compile(m.pattern, regex.IGNORECASE | regex.MULTILINE)
-                              for m in revision.noise_markers)
+        self._markers = tuple(_marker_pattern(m.pattern) for m in revision.noise_markers)
         self._literals = _Literals([m.pattern for m in revision.noise_markers])
         self.judges_drops = drop_rules
         self._drops = compile_revision(dataclasses.replace(revision, signals=())) if drop_rules else None
@@ -77,6 +76,17 @@ class Judge:
             return None
         decision = self._drops.classify([{"role": self.role, "content": text}], self.level)
         return (decision.rule or "(empty)") if decision.action == "drop" else None
+
+
+def _marker_pattern(pattern: str):
+    """A marker's regex as the classifier runs its own (gate/engine/conditions/context.py): on
+    a short text, and when it cannot backtrack badly, searched without reading the clock."""
+    from gate.engine.conditions.context import UNTIMED_MAX, Pattern
+    from gate.engine.literals import nested_repeats
+
+    flags = int(regex.IGNORECASE | regex.MULTILINE)
+    return Pattern(pattern, flags, -1 if nested_repeats(pattern, flags) else UNTIMED_MAX,
+                   regex.compile(pattern, flags))
 
 
 class _Literals:

@@ -63,7 +63,8 @@ def generate(path: str, n: int, seed: int = 7) -> None:
                 text = f"At {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d} the {rng.choice(WORDS)} deploy was still running"
                 mtype = "session_state"
             elif roll < 0.3:
-                text = f"The {rng.choice(SUBJECTS)} timeout is {rng.choice((10, 15, 30, 45, 60))} seconds for outbound calls"
+                text = (f"{rng.choice(SUBJECTS).capitalize()} timeout is {rng.choice((10, 15, 30, 45, 60))} seconds "
+                        "for outbound calls")
                 mtype = "convention"
             else:  # a distinct fact, 60-120 characters, as the platform's extractor writes them
                 text = (f"{rng.choice(SUBJECTS).capitalize()} {rng.choice(VERBS)} {rng.choice(OBJECTS)} "
@@ -78,14 +79,15 @@ def generate(path: str, n: int, seed: int = 7) -> None:
                                   "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(when))}) + "\n")
 
 
-def tree_rss_kb(root: int) -> int:
-    """Resident memory of `root` and all its descendants, from /proc (Linux)."""
+def tree_sample(root: int) -> tuple[int, float]:
+    """(resident memory in KB of `root` and all its descendants, CPU seconds `root` itself has
+    used so far), from /proc (Linux): the main process's own share, apart from its workers'."""
     children: dict = {}
-    total = 0
+    total, own_cpu = 0, 0.0
     try:
         pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
     except OSError:
-        return 0
+        return 0, 0.0
     rss = {}
     for pid in pids:
         try:
@@ -93,6 +95,8 @@ def tree_rss_kb(root: int) -> int:
                 parts = f.read().rsplit(")", 1)[1].split()
             children.setdefault(int(parts[1]), []).append(pid)
             rss[pid] = int(parts[21]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+            if pid == root:
+                own_cpu = (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
         except (OSError, ValueError, IndexError):
             continue
     stack = [root]
@@ -100,7 +104,7 @@ def tree_rss_kb(root: int) -> int:
         pid = stack.pop()
         total += rss.get(pid, 0)
         stack.extend(children.get(pid, ()))
-    return total
+    return total, own_cpu
 
 
 def main() -> int:
@@ -125,16 +129,17 @@ def main() -> int:
             cmd += ["--rules", args.rules]
         if args.jobs:
             cmd += ["--jobs", str(args.jobs)]
-        peak = 0
+        peak, main_cpu = 0, 0.0
         cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         done = threading.Event()
 
         def sample():
-            nonlocal peak
+            nonlocal peak, main_cpu
             while not done.is_set():
-                peak = max(peak, tree_rss_kb(proc.pid))
+                rss, own = tree_sample(proc.pid)
+                peak, main_cpu = max(peak, rss), max(main_cpu, own)
                 done.wait(0.05)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -153,8 +158,9 @@ def main() -> int:
         print(f"gate audit ({mode}, rules {report['rules']['path']}): {report['memories']:,} memories in {elapsed:.1f} s "
               f"({report['memories'] / elapsed:,.0f}/s) on {os.cpu_count()} cores; "
               f"peak RSS of the process tree {peak / 1024:.0f} MB")
-        print(f"  CPU time of the process tree {cpu:.1f} s (on an idle machine the wall time is about "
-              f"CPU / cores when the workers keep every core busy); load average now {os.getloadavg()[0]:.1f}")
+        print(f"  CPU time of the process tree {cpu:.1f} s, of which the main process {main_cpu:.1f} s (on an idle "
+              f"machine the wall time is about CPU / cores when the workers keep every core busy); "
+              f"load average now {os.getloadavg()[0]:.1f}")
         print(f"  {report['distinct_shapes']:,} distinct shapes; near-duplicate share "
               f"{report['near_duplicates']['share']:.1%} in {report['near_duplicates']['clusters']:,} clusters; "
               f"noise share {report['noise']['share']:.1%}")

@@ -22,6 +22,7 @@ _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 _TIME = re.compile(r"\d{4}-\d\d-\d\d(?:[t ]\d\d?:\d\d(?::\d\d(?:[.,]\d+)?)?(?:z|[+-]\d\d:?\d\d)?)?"
                    r"|\d\d?:\d\d(?::\d\d(?:[.,]\d+)?)?(?: ?[ap]m\b)?")
 _HEX = re.compile(r"\b(?:0x[0-9a-f]+|[0-9a-f]{7,})\b")
+_HEX_RUN = re.compile(r"0x|[0-9a-f]{7}")  # what every _HEX match holds: a cheaper search first
 _RATE = re.compile(r"\d[\d,_.]*\s?[a-z]{0,7}/(?:s|sec|min|h|step|it)\b")
 _PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*")
 # a number with decimals, an exponent and a unit glued on (12ms, 3.4gb, 98%, 2e-4)
@@ -57,11 +58,11 @@ def shape(text: str) -> str:
     if "@" in s:
         s = _EMAIL.sub(" <email> ", s)
     digits = _DIGIT.search(s) is not None  # ids, times, hashes, rates and numbers all hold one
-    if digits and "-" in s:
+    if digits and s.count("-") >= 4:
         s = _UUID.sub(" <id> ", s)
     if digits and (":" in s or "-" in s):
         s = _TIME.sub(" <time> ", s)
-    if digits:
+    if digits and _HEX_RUN.search(s):
         s = _HEX.sub(_hex, s)
     if "/" in s:
         if digits:
@@ -119,8 +120,10 @@ def signature(shape_text: str) -> tuple | None:
     tokens = token_set(shape_text)
     if len(tokens) < MIN_SIMILAR_TOKENS:
         return None
-    mins = [min(column) for column in zip(*[_token_hashes_of(t) for t in tokens])]
-    return tuple(hash((band, *mins[band * ROWS:(band + 1) * ROWS])) for band in range(BANDS))
+    cached = _token_hashes.get
+    mins = list(map(min, zip(*[cached(t) or _token_hashes_of(t) for t in tokens])))
+    # band b's key: hash((b, mins[b * ROWS], ..., mins[b * ROWS + ROWS - 1]))
+    return tuple(map(hash, zip(range(BANDS), *(mins[row::ROWS] for row in range(ROWS)))))
 
 
 def token_set(shape_text: str) -> frozenset:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import deque
+from contextlib import contextmanager
 
 from gate.audit import report as report_mod
 from gate.audit import scan
@@ -44,24 +45,38 @@ def audit(parts, judge, *, source: str, rules: dict, jobs: int | None = None,
             first = next(parts, None)
             second = next(parts, None) if first is not None else None
             jobs = jobs or default_jobs()
-            pool = None
-            if second is not None and jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
-                # fork: the workers inherit the compiled judge, which need not be picklable
-                pool = multiprocessing.get_context("fork").Pool(jobs)
-            try:
+            parallel = second is not None and jobs > 1 and "fork" in multiprocessing.get_all_start_methods()
+            with _workers(jobs if parallel else 0) as pool:
                 _fold(_chain(first, second, parts), tally, pool, jobs, progress)
+            # the fold's workers are gone with their caches; these start from this lean process
+            with _workers(jobs if parallel else 0) as pool:
                 tally.merge()
                 clusters = tally.clusters(similarity, pool)
-            finally:
-                if pool is not None:
-                    pool.terminate()
-                    pool.join()
         except (BadRecord, SourceError) as exc:
             raise AuditError(str(exc)) from None
         tally.mark_clusters(clusters)
         return report_mod.build(tally, clusters, source=source, rules=rules, similarity=similarity, top=top)
     finally:
         tally.close()
+
+
+@contextmanager
+def _workers(jobs: int):
+    """A pool of `jobs` forked worker processes (they inherit the compiled judge, which need
+    not be picklable), or None for none; on the way out they finish, or are stopped on an error."""
+    if not jobs:
+        yield None
+        return
+    pool = multiprocessing.get_context("fork").Pool(jobs)
+    try:
+        yield pool
+    except BaseException:
+        pool.terminate()
+        raise
+    else:
+        pool.close()
+    finally:
+        pool.join()
 
 
 def _fold(parts, tally: Tally, pool, jobs: int, progress=None) -> None:

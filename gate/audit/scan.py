@@ -126,7 +126,7 @@ def _this_process_store():
     pid = os.getpid()
     if _store is None or _store[0] != pid:  # a forked worker does not write its parent's file
         path = os.path.join(_workdir, f"part-{pid}.sqlite")
-        _store = (pid, path, store.connect(path, cache_mb=32))
+        _store = (pid, path, store.connect(path))
     return _store[1], _store[2]
 
 

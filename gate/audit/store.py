@@ -51,7 +51,13 @@ _MERGE_SHAPES = f"INSERT INTO shapes SELECT {', '.join(SHAPE_COLUMNS)} FROM part
 _MERGE_CELLS = "INSERT INTO cells SELECT key, policy, day, flags, n FROM part.cells"
 
 
-def connect(path: str, cache_mb: int = 64) -> sqlite3.Connection:
+# Page cache of a connection. The tables are far larger than any cache, their rows come in
+# key order (a merge) or in small batches (a part), and the OS caches the file: a larger
+# cache made no measurable difference to folding, merging or reading a band, only to memory.
+CACHE_MB = 8
+
+
+def connect(path: str, cache_mb: int = CACHE_MB) -> sqlite3.Connection:
     """A connection for writing a tally file only this process uses: no journal, no fsync (a
     temporary file that a crash loses whole anyway), `cache_mb` of page cache."""
     db = sqlite3.connect(path, isolation_level=None)

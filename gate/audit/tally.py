@@ -172,7 +172,7 @@ def similar_pairs(job: tuple) -> list:
     col = f"b{band}"
     db = sqlite3.connect(path)
     try:
-        db.execute("PRAGMA cache_size=-32768")
+        db.execute(f"PRAGMA cache_size=-{store.CACHE_MB * 1024}")
         rows = db.execute(
             f"SELECT {col}, key, shape FROM shapes WHERE {col} IN "
             f"(SELECT {col} FROM shapes WHERE {col} IS NOT NULL GROUP BY {col} "

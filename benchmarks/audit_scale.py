@@ -6,7 +6,8 @@ numbers, and distinct facts built from word lists (so most shapes are unique, th
 memory), across three policies and 90 days. Then runs `gate audit EXPORT --format json` as a child
 process and prints the wall time and the peak resident memory of the audit's whole process
 tree (the main process and its workers, sampled every 50 ms from /proc), beside the machine's
-core count.
+core count. The main process's own CPU is printed apart: the workers do the reading and
+judging, and the main process should stay far off the hot path.
 
     python benchmarks/audit_scale.py              # 1,000,000 memories
     python benchmarks/audit_scale.py --n 200000 --jobs 1
@@ -79,15 +80,17 @@ def generate(path: str, n: int, seed: int = 7) -> None:
                                   "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(when))}) + "\n")
 
 
-def tree_sample(root: int) -> tuple[int, float]:
+def tree_sample(root: int, proportional: bool = False) -> tuple[int, float, int]:
     """(resident memory in KB of `root` and all its descendants, CPU seconds `root` itself has
-    used so far), from /proc (Linux): the main process's own share, apart from its workers'."""
+    used so far, and with `proportional` their proportional set size in KB), from /proc
+    (Linux). Forked workers share their parent's pages, and RSS counts a shared page in every
+    process that maps it; PSS divides it among them, so it is what the tree really takes."""
     children: dict = {}
     total, own_cpu = 0, 0.0
     try:
         pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
     except OSError:
-        return 0, 0.0
+        return 0, 0.0, 0
     rss = {}
     for pid in pids:
         try:
@@ -99,12 +102,25 @@ def tree_sample(root: int) -> tuple[int, float]:
                 own_cpu = (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
         except (OSError, ValueError, IndexError):
             continue
-    stack = [root]
+    stack, pss = [root], 0
     while stack:
         pid = stack.pop()
         total += rss.get(pid, 0)
+        if proportional:
+            pss += _pss_kb(pid)
         stack.extend(children.get(pid, ()))
-    return total, own_cpu
+    return total, own_cpu, pss
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def main() -> int:
@@ -129,17 +145,19 @@ def main() -> int:
             cmd += ["--rules", args.rules]
         if args.jobs:
             cmd += ["--jobs", str(args.jobs)]
-        peak, main_cpu = 0, 0.0
+        peak, main_cpu, peak_pss = 0, 0.0, 0
         cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         done = threading.Event()
 
         def sample():
-            nonlocal peak, main_cpu
+            nonlocal peak, main_cpu, peak_pss
+            ticks = 0
             while not done.is_set():
-                rss, own = tree_sample(proc.pid)
-                peak, main_cpu = max(peak, rss), max(main_cpu, own)
+                rss, own, pss = tree_sample(proc.pid, proportional=ticks % 5 == 0)  # PSS costs more to read
+                peak, main_cpu, peak_pss = max(peak, rss), max(main_cpu, own), max(peak_pss, pss)
+                ticks += 1
                 done.wait(0.05)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -157,7 +175,7 @@ def main() -> int:
         mode = "markers only" if args.extra else "markers and drop rules"
         print(f"gate audit ({mode}, rules {report['rules']['path']}): {report['memories']:,} memories in {elapsed:.1f} s "
               f"({report['memories'] / elapsed:,.0f}/s) on {os.cpu_count()} cores; "
-              f"peak RSS of the process tree {peak / 1024:.0f} MB")
+              f"peak RSS of the process tree {peak / 1024:.0f} MB (PSS {peak_pss / 1024:.0f} MB)")
         print(f"  CPU time of the process tree {cpu:.1f} s, of which the main process {main_cpu:.1f} s (on an idle "
               f"machine the wall time is about CPU / cores when the workers keep every core busy); "
               f"load average now {os.getloadavg()[0]:.1f}")

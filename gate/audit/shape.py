@@ -22,7 +22,12 @@ _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 _TIME = re.compile(r"\d{4}-\d\d-\d\d(?:[t ]\d\d?:\d\d(?::\d\d(?:[.,]\d+)?)?(?:z|[+-]\d\d:?\d\d)?)?"
                    r"|\d\d?:\d\d(?::\d\d(?:[.,]\d+)?)?(?: ?[ap]m\b)?")
 _HEX = re.compile(r"\b(?:0x[0-9a-f]+|[0-9a-f]{7,})\b")
-_HEX_RUN = re.compile(r"0x|[0-9a-f]{7}")  # what every _HEX match holds: a cheaper search first
+# Cheap tests of what a pass needs before it runs, on the text's bytes read through a table:
+# a _TIME match holds "d:dd" or "dddd-dd-dd" (d: an ASCII digit, the only digits of ASCII
+# text), a _HEX match "0x" or seven hex characters in a row ("hhhhhhh").
+_TIME_MARKS = bytes(ord("d") if chr(i).isdigit() and i < 128 else (i if chr(i) in ":-" else ord(" "))
+                    for i in range(256))
+_HEX_MARKS = bytes(ord("h") if chr(i) in "0123456789abcdef" else ord(" ") for i in range(256))
 _RATE = re.compile(r"\d[\d,_.]*\s?[a-z]{0,7}/(?:s|sec|min|h|step|it)\b")
 _PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*")
 # a number with decimals, an exponent and a unit glued on (12ms, 3.4gb, 98%, 2e-4)
@@ -57,12 +62,16 @@ def shape(text: str) -> str:
         s = _URL.sub(" <url> ", s)
     if "@" in s:
         s = _EMAIL.sub(" <email> ", s)
-    digits = _DIGIT.search(s) is not None  # ids, times, hashes, rates and numbers all hold one
+    ascii_ = s.isascii()
+    marks = s.encode("ascii").translate(_TIME_MARKS) if ascii_ else None
+    # ids, times, hashes, rates and numbers all hold a digit
+    digits = b"d" in marks if ascii_ else _DIGIT.search(s) is not None
     if digits and s.count("-") >= 4:
         s = _UUID.sub(" <id> ", s)
-    if digits and (":" in s or "-" in s):
+        marks = s.encode("ascii").translate(_TIME_MARKS) if ascii_ else None
+    if digits and (b"d:dd" in marks or b"dddd-dd-dd" in marks if ascii_ else ":" in s or "-" in s):
         s = _TIME.sub(" <time> ", s)
-    if digits and _HEX_RUN.search(s):
+    if digits and ("0x" in s or b"hhhhhhh" in s.encode("ascii", "replace").translate(_HEX_MARKS)):
         s = _HEX.sub(_hex, s)
     if "/" in s:
         if digits:

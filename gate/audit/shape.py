@@ -27,6 +27,7 @@ _HEX = re.compile(r"\b(?:0x[0-9a-f]+|[0-9a-f]{7,})\b")
 # text), a _HEX match "0x" or seven hex characters in a row ("hhhhhhh").
 _TIME_MARKS = bytes(ord("d") if chr(i).isdigit() and i < 128 else (i if chr(i) in ":-" else ord(" "))
                     for i in range(256))
+_CUTS = bytes(i if chr(i).isalnum() or chr(i) in "<>" else ord(" ") for i in range(128)) + bytes(128)
 _HEX_MARKS = bytes(ord("h") if chr(i) in "0123456789abcdef" else ord(" ") for i in range(256))
 _RATE = re.compile(r"\d[\d,_.]*\s?[a-z]{0,7}/(?:s|sec|min|h|step|it)\b")
 _PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*")
@@ -79,8 +80,24 @@ def shape(text: str) -> str:
         s = _PATH.sub(_path, s)
     if digits:
         s = _NUMBER.sub(" <n> ", s)
-    out = " ".join(_TOKEN.findall(s))
+    if ascii_:
+        out = " ".join(_words(s))
+    else:
+        out = " ".join(_TOKEN.findall(s))
     return _PLACEHOLDER_RUN.sub(r"\1", out) if "<" in out else out
+
+
+def _words(s: str) -> list:
+    """_TOKEN.findall(s) for ASCII text, most of it without a regex: no token spans a
+    character that is neither a letter, a digit nor an angle bracket, so the text is cut
+    there first and only the pieces holding a bracket are searched."""
+    out = []
+    for piece in s.encode("ascii").translate(_CUTS).decode("ascii").split():
+        if "<" in piece or ">" in piece:
+            out += _TOKEN.findall(piece)
+        else:
+            out.append(piece)
+    return out
 
 
 def _blake64(text: str) -> int:

@@ -385,3 +385,28 @@ def test_gate_classify_does_not_import_the_audit(tmp_path):
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_the_shape_shortcuts_equal_the_plain_passes(tmp_path):
+    """shape() skips passes that cannot match and reads ASCII words without a regex; on generated
+    memories, random text of the characters the passes look at (digits of other scripts too)
+    and texts made for each shortcut, it gives what every pass in order gives."""
+    import random
+    import sys
+    from pathlib import Path
+
+    from gate.audit.shape import reference_shape
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from audit_scale import generate
+
+    path = tmp_path / "m.jsonl"
+    generate(str(path), 3000, seed=11)
+    texts = [json.loads(line)["memory"] for line in path.read_text().splitlines()]
+    rng = random.Random(4)
+    alphabet = "0123456789abcdefx:-/ .tz+@<>_~\u0663\u0664\u06f5\u0967\u00e9"
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 60))) for _ in range(20_000)]
+    texts += ["job abcdefab-abcd-abcd-abcd-abcdefabcdef done", "job 550e8400-e29b-41d4-a716-446655440000 at 10:00",
+              "\u0662\u0660\u0662\u0666-\u0661\u0661-\u0660\u0661 10:00", "build deadbeef42 failed", "0x1f at 12:30pm",
+              "<div>ok</div> 3 <n> <n>", "a_b 12_000 c", "2026-11-01t10:00:00z ok"]
+    assert [t for t in texts if shape(t) != reference_shape(t)] == []

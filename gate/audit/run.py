@@ -46,8 +46,11 @@ def audit(parts, judge, *, source: str, rules: dict, jobs: int | None = None,
             second = next(parts, None) if first is not None else None
             jobs = jobs or default_jobs()
             parallel = second is not None and jobs > 1 and "fork" in multiprocessing.get_all_start_methods()
-            with _workers(jobs if parallel else 0) as pool:
-                _fold(_chain(first, second, parts), tally, pool, jobs, progress)
+            try:
+                with _workers(jobs if parallel else 0) as pool:
+                    _fold(_chain(first, second, parts), tally, pool, jobs, progress)
+            finally:
+                scan.finish()
             # the fold's workers are gone with their caches; these start from this lean process
             with _workers(jobs if parallel else 0) as pool:
                 tally.merge()

@@ -71,6 +71,15 @@ def install(judge, workdir: str) -> None:
     _judge, _workdir, _store = judge, workdir, None
 
 
+def finish() -> None:
+    """Close this process's tally file, so that the main process can merge it (a worker's
+    closes with the worker)."""
+    global _store
+    if _store is not None and _store[0] == os.getpid():
+        _store[2].close()
+    _store = None
+
+
 def scan_part(part) -> PartCounts:
     fold = _Fold()
     _fold_in(fold, _chunk_memories(part) if isinstance(part, FileChunk) else _batch_memories(part), _judge)

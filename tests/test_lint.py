@@ -155,12 +155,16 @@ def test_recent_shape_examples_carry_their_recent_windows(tmp_path):
     assert len(problems) == 1 and "does not match its match example" in problems[0]
 
 
-def test_lint_several_files_reports_each(tmp_path):
+@pytest.mark.parametrize("bad_first", [False, True])
+def test_lint_several_files_reports_each_in_the_order_given(tmp_path, bad_first):
+    # several files are linted in parallel: the report still follows the command line
     bad = write_rules(tmp_path, dump(revision_doc([drop_rule("r", match(r"\bfoo\b"), match=["foo"], no_match=["foo bar"])])),
                       name="bad.yaml")
-    result = run_gate("lint", MINI, bad)
+    files = [bad, MINI, MINI] if bad_first else [MINI, MINI, bad]
+    result = run_gate("lint", *files)
     assert result.returncode == 1
-    assert result.stdout.decode().splitlines() == [f"{MINI}: ok", f"{bad}: FAILED, 1 problem(s)"]
+    lines = {str(MINI): f"{MINI}: ok", str(bad): f"{bad}: FAILED, 1 problem(s)"}
+    assert result.stdout.decode().splitlines() == [lines[str(f)] for f in files]
     assert len(result.stderr.decode().strip().splitlines()) == 1
 
 

@@ -13,10 +13,15 @@ Order of judgement:
 
 from __future__ import annotations
 
+import dataclasses
+
 from gate.engine.decision import Decision
 from gate.engine.features import ReferenceSubject, Subject
 from gate.language.model import ALL_TYPES_KEY, DURABLE_TYPES
 from gate.engine.window import normalize_window
+
+
+SPAN_TIMEOUT = 0.05  # seconds per span rule and turn
 
 
 class RuleTimeout(Exception):
@@ -216,8 +221,6 @@ def _cut_spans(turns, spans):
     """Turns with every span rule's matches cut out of their text (a harness notice inside the
     person's turn): what is cut is neither judged nor sent, and a turn left blank goes.
     Returns (turns, trace lines, the first rule that cut anything)."""
-    import dataclasses
-
     out, trace, first = [], [], None
     for turn in turns:
         text, by = turn.text, None
@@ -240,9 +243,6 @@ def _cut_spans(turns, spans):
         else:
             trace.append(f"turn {turn.index} ({turn.role}) stripped by {by}: nothing left once cut")
     return tuple(out), trace, first
-
-
-SPAN_TIMEOUT = 0.05  # seconds per span rule and turn
 
 
 def _fires(rule, subject) -> bool:

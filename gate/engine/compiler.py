@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import regex
+
 from gate.engine.conditions import CompileContext, compile_condition
 from gate.engine.conditions.combinators import All, Any, Not
 from gate.engine.conditions.context import DEFAULT_TIMEOUT
@@ -12,6 +14,7 @@ from gate.engine.conditions.lexicon import Lexicon
 from gate.engine.conditions.line_share import LineShare
 from gate.engine.conditions.match import Match
 from gate.language.model import Signal
+from gate.language.patterns import expand
 
 
 @dataclass(frozen=True)
@@ -99,10 +102,6 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
 
 def _span_regex(rule, revision, ctx):
     """A span rule's `when` is one match: its pattern(s) as a plain regex, for cutting out."""
-    import regex
-
-    from gate.language.patterns import expand
-
     spec = rule.when.get("match") if isinstance(rule.when, dict) and len(rule.when) == 1 else None
     if not isinstance(spec, dict):
         raise ctx.fail(rule.path + ("when",), "a span rule's when is one match (the text to cut out of a turn)")

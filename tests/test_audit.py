@@ -223,6 +223,38 @@ def test_parts_folded_in_any_order_and_merged_give_the_report_of_one_ordered_pas
         assert _audit_parts(parts[1::2] + parts[0::2], r, jobs) == ordered
 
 
+def test_a_worker_that_dies_ends_the_audit_with_a_one_line_error_instead_of_a_hang(tmp_path):
+    # A worker killed mid-part (the kernel's OOM killer, a kill -9) must not leave the audit
+    # waiting forever for a part no process will finish. The kill is real: SIGKILL, sent by
+    # the worker to itself when it judges one marked memory.
+    import os
+    import signal
+    import time
+
+    from gate.audit.judge import Judge
+    from gate.audit.run import AuditError, audit
+    from gate.audit.sources import read_export
+    from gate.engine.cache import load_compiled_revision
+
+    class DiesOnMark(Judge):
+        def markers(self, text):
+            if "KILL-THIS-WORKER" in text and os.getpid() != parent:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return super().markers(text)
+
+    parent = os.getpid()
+    store = [memory(f"{FACTS[i % 6]} (case {i})") for i in range(6000)]
+    store[4500]["memory"] = "KILL-THIS-WORKER"
+    export = write_jsonl(tmp_path / "e.jsonl", store)
+    revision, _ = load_compiled_revision(rules(tmp_path))
+    parts = list(read_export(export))
+    assert len(parts) > 2
+    started = time.monotonic()
+    with pytest.raises(AuditError, match="a worker process died"):
+        audit(parts, DiesOnMark(revision), source="x", rules={}, jobs=2)
+    assert time.monotonic() - started < 60
+
+
 def test_a_store_of_json_objects_goes_through_the_same_fold_in_any_order(tmp_path):
     from gate.audit.sources import Batch, read_export
 

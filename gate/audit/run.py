@@ -13,6 +13,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 
 from gate.audit import report as report_mod
@@ -57,6 +59,9 @@ def audit(parts, judge, *, source: str, rules: dict, jobs: int | None = None,
                 clusters = tally.clusters(similarity, pool)
         except (BadRecord, SourceError) as exc:
             raise AuditError(str(exc)) from None
+        except BrokenProcessPool:
+            raise AuditError("a worker process died before it finished its part (killed, or out of memory); "
+                             "nothing was written; run again, with fewer --jobs if memory is short") from None
         tally.mark_clusters(clusters)
         return report_mod.build(tally, clusters, source=source, rules=rules, similarity=similarity, top=top)
     finally:
@@ -66,20 +71,20 @@ def audit(parts, judge, *, source: str, rules: dict, jobs: int | None = None,
 @contextmanager
 def _workers(jobs: int):
     """A pool of `jobs` forked worker processes (they inherit the compiled judge, which need
-    not be picklable), or None for none; on the way out they finish, or are stopped on an error."""
+    not be picklable), or None for none; on the way out they finish, or on an error the parts
+    not started are dropped. A worker that dies (killed, out of memory) breaks the pool and
+    every wait on it raises BrokenProcessPool, where a multiprocessing.Pool would wait forever."""
     if not jobs:
         yield None
         return
-    pool = multiprocessing.get_context("fork").Pool(jobs)
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
     try:
         yield pool
     except BaseException:
-        pool.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     else:
-        pool.close()
-    finally:
-        pool.join()
+        pool.shutdown(wait=True)
 
 
 def _fold(parts, tally: Tally, pool, jobs: int, progress=None) -> None:
@@ -91,11 +96,11 @@ def _fold(parts, tally: Tally, pool, jobs: int, progress=None) -> None:
     # one reported, and a source of objects is never read far ahead of the workers.
     pending: deque = deque()
     for part in parts:
-        pending.append(pool.apply_async(scan.scan_part, (part,)))
+        pending.append(pool.submit(scan.scan_part, part))
         while len(pending) > jobs * 2:
-            _add(tally, pending.popleft().get(), progress)
+            _add(tally, pending.popleft().result(), progress)
     while pending:
-        _add(tally, pending.popleft().get(), progress)
+        _add(tally, pending.popleft().result(), progress)
 
 
 def _add(tally: Tally, counts, progress) -> None:

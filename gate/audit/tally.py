@@ -78,8 +78,8 @@ class Tally:
 
         Memories of one shape are one cluster; shapes whose token sets are at least `similarity`
         alike (Jaccard), found through a shared LSH band and then verified, are merged. Each
-        band's similar pairs do not depend on the others', so `pool` (a multiprocessing pool)
-        may find them side by side; the clusters are the same."""
+        band's similar pairs do not depend on the others', so `pool` (an executor of worker
+        processes) may find them side by side; the clusters are the same."""
         parent: dict = {}
 
         def find(x):
@@ -92,7 +92,7 @@ class Tally:
 
         if similarity <= 1.0:
             jobs = [(self.path, band, similarity) for band in range(BANDS)]
-            for pairs in (pool.imap_unordered(similar_pairs, jobs) if pool is not None else map(similar_pairs, jobs)):
+            for pairs in (pool.map(similar_pairs, jobs) if pool is not None else map(similar_pairs, jobs)):
                 for key, other in pairs:
                     a, b = find(key), find(other)
                     if a != b:

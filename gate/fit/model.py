@@ -21,7 +21,7 @@ from scipy.special import logsumexp
 
 def fit_weights(x, y, n_types: int, *, l2: float, bounds=None, offset=None, reference: bool = True,
                 prior=None, max_iter: int = 3000):
-    """Weights (features x types) minimizing cross-entropy + l2/2 |W|^2.
+    """Weights (features x types) minimizing cross-entropy + l2/2 |W - prior|^2.
 
     x: rows x features (0/1); with `reference`, y is 0 for the reference class (logit 0:
     nothing durable) and 1..n_types for a type; without, y is 0..n_types-1 and the

@@ -44,7 +44,7 @@ def mass_check(classifier, fixtures, datasets, group_keys, *, lexicon_signal: st
         views = {}
         for level in classifier.levels:
             decision = classifier.classify(fixture.window, level)
-            stripped, fired = trace_rules(decision.trace)
+            _, fired = trace_rules(decision.trace)
             dropped = decision.action == "drop"
             text = "" if dropped else _lexicon_text(decision.payload, lexicon_role)
             fired = tuple(s for s in fired if s != lexicon_signal) if not dropped else ()

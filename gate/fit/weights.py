@@ -88,15 +88,7 @@ def train(rows, plan: Plan) -> Weights:
         any_term = (found.sum(axis=1) > 0).astype(float)[:, None]
         x = np.hstack([x, any_term, found])
         bounds += [_bound(plan.sign.get(plan.lexicon_id))] + [(None, None)] * len(chosen)
-    prior = None
-    if plan.type_prior:
-        prior = np.zeros((x.shape[1], len(plan.types)))
-        for s, j in column.items():
-            if bounds[j] == (None, None):
-                hand = [plan.hand[s].get(t, 0.0) for t in plan.types]
-                mean = sum(hand) / len(hand)
-                prior[j] = [plan.type_prior * (h - mean) / plan.type_scale for h in hand]
-    fitted = _two_part(x, y, bounds, offset, plan, prior)
+    fitted = _two_part(x, y, bounds, offset, plan, _type_prior(plan, column, bounds, x.shape[1]))
     signals = {}
     for s in plan.signals:
         if s in plan.fixed:
@@ -111,6 +103,23 @@ def train(rows, plan: Plan) -> Weights:
             if weights:
                 table[term] = weights
     return Weights(signals, base, table)
+
+
+def _type_prior(plan, column, bounds, width):
+    """What the type part's penalty pulls toward: type_prior x each free signal's hand weights
+    less their mean over the types (their type evidence, in type-part units); None for zero.
+    Signed signals carry no type part, and lexicon terms have no hand weights: theirs is zero."""
+    import numpy as np
+
+    if not plan.type_prior:
+        return None
+    prior = np.zeros((width, len(plan.types)))
+    for s, j in column.items():
+        if bounds[j] == (None, None):
+            hand = [plan.hand[s].get(t, 0.0) for t in plan.types]
+            mean = sum(hand) / len(hand)
+            prior[j] = [plan.type_prior * (h - mean) / plan.type_scale for h in hand]
+    return prior
 
 
 def _two_part(x, y, bounds, offset, plan, prior=None):

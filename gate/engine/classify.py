@@ -17,6 +17,7 @@ import dataclasses
 
 from gate.engine.decision import Decision
 from gate.engine.features import ReferenceSubject, Subject
+from gate.engine.literals import fold
 from gate.language.model import ALL_TYPES_KEY, DURABLE_TYPES
 from gate.engine.window import normalize_window
 
@@ -155,7 +156,7 @@ class Classifier:
             state = by_role.get(signal.role)
             if state is None:
                 subject = subjects[signal.role]
-                state = by_role[signal.role] = (subject, subject.set_hits("window") if subject.turns else None)
+                state = by_role[signal.role] = (subject, subject.set_hits(signal.set_group) if subject.turns else None)
             subject, hits = state
             if not subject.turns:
                 continue
@@ -223,16 +224,22 @@ def _cut_spans(turns, spans):
     Returns (turns, trace lines, the first rule that cut anything)."""
     out, trace, first = [], [], None
     for turn in turns:
-        text, by = turn.text, None
+        text, by, folded = turn.text, None, None
         for rule in spans:
             if rule.role != "any" and rule.role != turn.role:
                 continue
+            needs = rule.span_literals
+            if needs is not None:  # most turns hold none of what a match needs: no search
+                if folded is None:
+                    folded = fold(text)
+                if not any(literal in folded for literal in needs):
+                    continue
             try:
                 text, count = rule.span.subn("", text, timeout=SPAN_TIMEOUT)
             except TimeoutError:
                 raise RuleTimeout(rule.id) from None
-            if count and by is None:
-                by = rule.id
+            if count:
+                by, folded = by or rule.id, None
         if by is None:
             out.append(turn)
             continue

@@ -13,6 +13,8 @@ from gate.engine.conditions.count import Count
 from gate.engine.conditions.lexicon import Lexicon
 from gate.engine.conditions.line_share import LineShare
 from gate.engine.conditions.match import Match
+from gate.engine.literals import required
+from gate.engine.patternset import window_group
 from gate.language.model import Signal
 from gate.language.patterns import expand
 
@@ -46,6 +48,9 @@ class CompiledRule:
     weigh: object = None
     strip: str = "others"  # payload rules: which non-person turns go when the person is spared
     span: object = None  # span rules: the regex whose matches are cut out of a turn's text
+    # span rules, when optimizing: literals one of which every match holds (in literals.fold(text)),
+    # so a turn without any is not searched; None when none is known
+    span_literals: frozenset | None = None
 
     def fires(self, subject) -> bool:
         if self.set_mask:
@@ -80,11 +85,12 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
     ctx = CompileContext(revision.vocabularies, revision.fragments, revision.source,
                          rule_id=rule.id, rule_kind="signal" if isinstance(rule, Signal) else "rule",
                          prefilter=prefilter, timeout=timeout, literals=literals, lazy=lazy, sets=sets,
-                         set_group="turn" if rule.scope == "turn" and not isinstance(rule, Signal) else "window")
+                         set_group="turn" if rule.scope == "turn" and not isinstance(rule, Signal) else window_group(rule.role))
     when = compile_condition(rule.when, ctx, rule.path + ("when",))
     unless = tuple(compile_condition(c, ctx, rule.path + ("unless", i)) for i, c in enumerate(rule.unless))
     is_signal = isinstance(rule, Signal)
     required_keywords = when.required_keywords if prefilter else None
+    span = _span_regex(rule, revision, ctx) if rule.scope == "span" and not is_signal else None
     return CompiledRule(
         id=rule.id, kind="signal" if is_signal else "drop", scope=rule.scope, role=rule.role,
         min_index=revision.levels.index(rule.min_level), mandatory=rule.mandatory, when=when,
@@ -96,7 +102,8 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         trace_line=f"signal {rule.id} " + " ".join(f"{k}{v:+g}" for k, v in rule.weights.items()) if is_signal else "",
         weigh=when.weigher(rule.id, dict(rule.weights)) if is_signal and isinstance(when, Lexicon) else None,
         strip=getattr(rule, "strip", "others"),
-        span=_span_regex(rule, revision, ctx) if rule.scope == "span" and not is_signal else None,
+        span=span,
+        span_literals=required(span.pattern, span.flags) if span is not None and literals is not None else None,
     )
 
 

@@ -8,7 +8,7 @@ import hashlib
 import re
 
 from gate.engine.literals import fold
-from gate.engine.patternset import GROUPS, WIDE, is_plain
+from gate.engine.patternset import WIDE, is_plain
 
 # Shapes: what is left of a line once its numbers, ids and hashes are gone.
 # Two heartbeats that differ only in epoch, loss and ETA have the same shape.
@@ -274,7 +274,7 @@ class Subject:
         if found is None:
             scanned = self._hits_by_text
             # a turn the set has read is plain, and so is each of its lines: no need to check again
-            plain = (scanned is not None and any(_read_plain(scanned.get((g, turn.text))) for g in GROUPS)
+            plain = (scanned is not None and any(_read_plain(scanned.get((g, turn.text))) for g in self.sets.groups)
                      or is_plain(turn.text))
             hits = self.sets.hits
             found = by_group[group] = [hits(line, group, plain) for line in part[0]]

@@ -73,10 +73,15 @@ OPEN_REPEATS_ABOVE = 8
 # fails, and the scan answers None.
 _SET_MEMORY = 64 << 20
 # Scan groups: what turn rules ask of each turn, what window rules and signals ask
-# of the kept turns, what tool_io asks of the tool calls and results. Each is a set
-# of its own: a turn is scanned only for what turn rules need, and a smaller set's
-# DFA stays in the CPU's caches.
-GROUPS = ("turn", "window", "tool")
+# of the kept turns (one group per role scope: a rule about the person's words reads
+# only their text), what tool_io asks of the tool calls and results. Each is a set
+# of its own: a text is scanned only for what the rules that read it need, and a
+# smaller set's DFA stays in the CPU's caches (a set's scan slows faster than it grows).
+
+
+def window_group(role: str) -> str:
+    """The scan group of a window rule or signal that reads the turns of `role`."""
+    return "window" if role == "any" else f"window:{role}"
 _FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
 
 # Plain text, for `regex` and RE2 alike: anything else makes the set answer None.
@@ -440,7 +445,7 @@ class SetBuilder:
 
     Each distinct RE2 piece gets one bit. `add` returns (mask, exact): the pattern
     can match only where every bit of `mask` hits; (0, False) when the pattern
-    stays out of the set. A piece also joins a scan group (GROUPS): each group is
+    stays out of the set. A piece also joins a scan group (see window_group): each group is
     scanned as a set of its own, so a turn is scanned only for what turn rules ask,
     and a smaller set's DFA is faster."""
 
@@ -448,7 +453,7 @@ class SetBuilder:
         self.bits: dict[str, int] = {}  # RE2 piece -> its bit
         self.patterns: list[str] = [""]  # RE2 pieces, in bit order; bit 0 is WIDE, no piece's
         self.wide: list = [None]  # each piece's form for text that is not plain, or None
-        self.groups: dict[str, set] = {group: set() for group in GROUPS}  # group -> piece indexes
+        self.groups: dict[str, set] = {}  # scan group -> piece indexes
 
     def translation(self, pattern: str, flags: int, *, lines: bool = False) -> tuple | None:
         return (_set_line_form if lines else _set_form)(pattern, flags)
@@ -460,7 +465,7 @@ class SetBuilder:
         pieces, exact = translation
         wide = (_set_wide_line_form if lines else _set_wide_form)(pattern, flags)
         wide = wide[0] if wide is not None and len(wide[0]) == len(pieces) else (None,) * len(pieces)
-        mask, members = 0, self.groups[group]
+        mask, members = 0, self.groups.setdefault(group, set())
         for piece, wide_piece in zip(pieces, wide):
             bit = self.bits.get(piece)
             if bit is None:

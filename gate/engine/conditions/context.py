@@ -67,7 +67,7 @@ class CompileContext:
     literals: object = None  # gate.engine.prefilter.LiteralTable when optimizing: derived keywords get bits
     lazy: bool = False  # a cached, already validated revision: compile each pattern on first use
     sets: object = None  # gate.engine.patternset.SetBuilder when optimizing: patterns searched in one pass
-    set_group: str = "window"  # the scan group of the rule being compiled (gate/engine/patternset.py: GROUPS)
+    set_group: str = "window"  # the scan group of the rule being compiled (gate/engine/patternset.py: window_group)
 
     def fail(self, path, message: str) -> GateError:
         return GateError(self.located.problem(path, f"{self.rule_kind} '{self.rule_id}': {message}"))

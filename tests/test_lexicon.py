@@ -46,6 +46,24 @@ def test_the_one_pass_and_the_plain_search_agree(monkeypatch):
     assert [Lexicon(TERMS).find(t) for t in texts] == fast
 
 
+def test_text_beyond_ascii_finds_what_a_unicode_word_boundary_finds():
+    """Non-ASCII characters are read as '_' (a word character) or a space: every term is
+    ASCII, so the terms found must be those of Python's own \\W separation, in any script."""
+    import re
+
+    def by_unicode_words(lex, lower):
+        text = " " + re.sub(r"\W", " ", lower) + " "
+        return tuple(i for i, term in enumerate(lex.terms) if f" {term} " in text)
+
+    rng = random.Random(11)
+    pieces = ["switched", "instead", "of", "always", "user", " ", "-", "_", "é", "ß", "ǆ", "\u0301", "—", "’",
+              "日志", "٣", "\u00a0", "\u2028", "K", "ſ", "x", "\n", "insteadé", "éuser"]
+    lex = Lexicon(TERMS)
+    for _ in range(600):
+        lower = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 25))).lower()
+        assert lex.find(lower) == by_unicode_words(lex, lower), repr(lower)
+
+
 def test_the_signal_scores_its_weights_plus_the_terms_found_and_names_them_in_the_trace():
     clf = classifier(revision_doc(signals=[words_signal()]))
     decision = clf.classify([user("We switched to uv instead of pip, and we always pin it")], "balanced")

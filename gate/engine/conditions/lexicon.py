@@ -29,7 +29,7 @@ TERM_SHAPE = re.compile(r"[a-z]{2,}(?: [a-z]{2,})?")  # one or two lowercase wor
 TRACE_TERMS = 3  # terms the trace names for the type that gained most
 
 
-_NON_WORD = re.compile(r"\W")  # \W: neither alphanumeric nor '_' (str.isalnum, in any script)
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASCII_SEPARATORS = bytes(c if chr(c).isalnum() or c == ord("_") else ord(" ") for c in range(128)) + bytes(128)
 
 
@@ -38,12 +38,18 @@ def is_word_char(ch: str) -> bool:
 
 
 def separated(lower: str) -> str:
-    """The text with every non-word character a space, and a space at each end: a term
-    is found as ' term ', so only whole words match, and a two-word term's words sit one
+    """The text with every non-word character a space (and a word character beyond ASCII
+    '_'), and a space at each end: a term is found as ' term ', so only whole words match, and a two-word term's words sit one
     separator apart (a space, a hyphen, a line break...)."""
-    if lower.isascii():
-        return " " + lower.encode("ascii").translate(_ASCII_SEPARATORS).decode("ascii") + " "
-    return " " + _NON_WORD.sub(" ", lower) + " "
+    if not lower.isascii():
+        # every term is ASCII: a non-ASCII character only has to stay a word character ('_')
+        # or become a separator, and then the text is read as ASCII like any other
+        lower = _NON_ASCII.sub(_ascii_stand_in, lower)
+    return " " + lower.encode("ascii").translate(_ASCII_SEPARATORS).decode("ascii") + " "
+
+
+def _ascii_stand_in(match) -> str:
+    return "_" if is_word_char(match.group()) else " "
 
 
 def term_problems(terms: dict) -> list[tuple[str, str]]:

@@ -229,3 +229,21 @@ def test_cli_starts_on_an_ephemeral_port_and_stops_on_ctrl_c():
         out, err = proc.communicate(timeout=10)
     assert proc.returncode == 0, err
     assert "stopped" in out
+
+
+def test_a_client_that_hangs_up_mid_request_leaves_no_traceback(capfd):
+    """A client reset before the reply (a timeout, a killed run) must not print a server
+    traceback on the console of whoever runs the emulator; the server keeps serving."""
+    import socket
+    import struct
+
+    with Emulator(EmulatorConfig(api_key=KEY)) as emu:
+        for _ in range(5):
+            with socket.create_connection(("127.0.0.1", emu.port)) as raw:
+                raw.sendall(b"POST /v3/memories/ HTTP/1.1\r\nHost: x\r\nContent-Length: 400\r\n\r\n{")
+                raw.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close = reset
+        time.sleep(0.3)  # the handler threads meet the reset
+        with http(emu) as c:
+            assert read(c, {"user_id": "u1"}) == []
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "ConnectionResetError" not in err, err

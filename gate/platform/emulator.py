@@ -22,6 +22,7 @@ import json
 import random
 import re
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -68,6 +69,13 @@ class SeenRequest:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def handle_error(self, request, client_address):
+        # a client that hung up mid-response (a timeout, a killed run) is not the server's error:
+        # no traceback on the console of whoever runs the emulator
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
 
 
 class Emulator:

@@ -130,3 +130,28 @@ def line_col(text: str, needle: str) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     column = offset - (text.rfind("\n", 0, offset) + 1) + 1
     return line, column
+
+
+def distinct_condition_revisions(paths) -> list:
+    """The shipped revisions whose rules read the text differently: of revisions whose drop
+    rules, signal conditions, vocabularies and fragments are the same (a fitted revision and the
+    hand-written one it was fitted from differ only in weights, thresholds and a lexicon), the
+    newest, which also holds the lexicon. Engine tests that compare ways of evaluating conditions
+    learn nothing from the twin, and each revision costs them half a minute."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    newest = {}
+    for path in sorted(paths, key=_version):
+        with open(path, encoding="utf-8") as handle:
+            doc = yaml.load(handle, Loader=loader)
+        prose = ("description", "examples", "weights", "fit")  # what a fit changes, or nothing reads
+        conditions = [{k: v for k, v in rule.items() if k not in prose}
+                      for rule in doc.get("drop_rules", []) + doc.get("signals", [])
+                      if not (isinstance(rule.get("when"), dict) and "lexicon" in rule["when"])]
+        key = repr((conditions, doc.get("vocabularies"), doc.get("fragments")))
+        newest[key] = path
+    return sorted(newest.values(), key=_version)
+
+
+def _version(path) -> tuple:
+    stem = Path(path).stem.lstrip("v")
+    return tuple(int(part) if part.isdigit() else part for part in stem.split("."))

@@ -91,3 +91,23 @@ def test_heartbeats_with_other_numbers_and_tools_are_dropped(shipped):
     for frame in frames:
         decision = classifier.classify([{"role": "assistant", "content": frame}])
         assert decision.action == "drop", (frame, decision.trace)
+
+
+def test_a_fitted_revision_reads_the_text_as_the_revision_it_was_fitted_from():
+    """`gate fit` changes weights, thresholds and the lexicon, never a condition: the engine
+    tests that run one revision of each set of conditions rely on it."""
+    import yaml
+
+    from enginekit import distinct_condition_revisions
+
+    fitted = 0
+    for path in sorted(glob.glob(os.path.join(ROOT, "rules", "*.yaml"))):
+        with open(path, encoding="utf-8") as handle:
+            doc = yaml.safe_load(handle)
+        if "fitted" not in doc:
+            continue
+        source = os.path.join(ROOT, "rules", doc["fitted"]["from"].split("+")[0] + ".yaml")
+        assert distinct_condition_revisions([source, path]) == [path], (path, source)
+        assert len(distinct_condition_revisions([source, path, os.path.join(ROOT, "rules", "v2.0.yaml")])) == 2
+        fitted += 1
+    assert fitted >= 3  # v2.5, v2.7, v2.9

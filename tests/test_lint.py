@@ -173,3 +173,29 @@ def test_ordinary_patterns_are_not_called_catastrophic(tmp_path, pattern):
     rule = drop_rule("ok", match(pattern), match=["foo", "  42 ", "a.b@example.com"], no_match=["--"])
     problems = lint(tmp_path, [rule])[2]
     assert not any("catastrophically" in p for p in problems), problems
+
+
+def test_a_clean_lint_is_remembered_for_the_same_bytes_and_code_and_a_problem_never_is(tmp_path, monkeypatch):
+    env = {"GATE_CACHE_DIR": str(tmp_path / "cache")}
+    clean = write_rules(tmp_path, dump(revision_doc([drop_rule("hb", match(r"\bepoch \d+"), match=["epoch 3"],
+                                                                   no_match=["prose"])])), "clean.yaml")
+    assert run_gate("lint", clean, env=env).returncode == 0
+    markers = list((tmp_path / "cache" / "lint").iterdir())
+    assert len(markers) == 1  # remembered
+    assert run_gate("lint", clean, env=env).returncode == 0
+    assert list((tmp_path / "cache" / "lint").iterdir()) == markers  # a hit writes nothing new
+
+    # the remembered verdict is read, not recomputed: a marker planted for a broken file's very
+    # bytes makes it pass; one byte more in the file and it is linted again
+    broken = write_rules(tmp_path, dump(revision_doc([drop_rule("hb", match(r"\bepoch \d+"), match=["no epoch"],
+                                                                    no_match=["prose"])])), "broken.yaml")
+    first = run_gate("lint", broken, env=env)
+    assert first.returncode == 1 and "broken.yaml: FAILED" in first.stdout.decode()
+    assert len(list((tmp_path / "cache" / "lint").iterdir())) == 1  # a problem is never remembered
+    from gate.evaluation import lint_cache
+
+    monkeypatch.setenv("GATE_CACHE_DIR", env["GATE_CACHE_DIR"])
+    lint_cache.remember_clean(str(broken))
+    assert run_gate("lint", broken, env=env).returncode == 0
+    broken.write_text(broken.read_text() + "\n")
+    assert run_gate("lint", broken, env=env).returncode == 1

@@ -1,5 +1,9 @@
 """`gate lint`: examples, the keyword prefilter, dead and catastrophic patterns, located."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from enginekit import MINI, drop_rule, dump, line_col, match, revision_doc, run_gate, signal, write_rules
@@ -175,7 +179,7 @@ def test_ordinary_patterns_are_not_called_catastrophic(tmp_path, pattern):
     assert not any("catastrophically" in p for p in problems), problems
 
 
-def test_a_clean_lint_is_remembered_for_the_same_bytes_and_code_and_a_problem_never_is(tmp_path, monkeypatch):
+def test_a_clean_lint_is_remembered_for_the_same_bytes_and_code_and_a_problem_never_is(tmp_path):
     env = {"GATE_CACHE_DIR": str(tmp_path / "cache")}
     clean = write_rules(tmp_path, dump(revision_doc([drop_rule("hb", match(r"\bepoch \d+"), match=["epoch 3"],
                                                                    no_match=["prose"])])), "clean.yaml")
@@ -192,10 +196,10 @@ def test_a_clean_lint_is_remembered_for_the_same_bytes_and_code_and_a_problem_ne
     first = run_gate("lint", broken, env=env)
     assert first.returncode == 1 and "broken.yaml: FAILED" in first.stdout.decode()
     assert len(list((tmp_path / "cache" / "lint").iterdir())) == 1  # a problem is never remembered
-    from gate.evaluation import lint_cache
-
-    monkeypatch.setenv("GATE_CACHE_DIR", env["GATE_CACHE_DIR"])
-    lint_cache.remember_clean(str(broken))
+    # planted by the interpreter the CLI runs in, outside the checkout: the installed gate's code
+    plant = "import sys; from gate.evaluation import lint_cache; lint_cache.remember_clean(sys.argv[1])"
+    subprocess.run([sys.executable, "-c", plant, str(broken)], cwd=tmp_path, check=True,
+                   env={**os.environ, **env})
     assert run_gate("lint", broken, env=env).returncode == 0
     broken.write_text(broken.read_text() + "\n")
     assert run_gate("lint", broken, env=env).returncode == 1

@@ -55,7 +55,7 @@ def _code() -> bytes:
     global _code_digest
     if _code_digest is None:
         digest = hashlib.sha256()
-        for folder, dirs, files in sorted(os.walk(_PACKAGE)):
+        for folder, dirs, files in sorted(os.walk(_PACKAGE, followlinks=True)):  # a checkout links schemas/
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             for name in sorted(files):
                 if name.endswith((".py", ".json")):

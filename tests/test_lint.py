@@ -203,3 +203,18 @@ def test_a_clean_lint_is_remembered_for_the_same_bytes_and_code_and_a_problem_ne
     assert run_gate("lint", broken, env=env).returncode == 0
     broken.write_text(broken.read_text() + "\n")
     assert run_gate("lint", broken, env=env).returncode == 1
+
+
+def test_a_pattern_that_finished_in_budget_is_remembered_and_a_slow_one_never_is(tmp_path):
+    env = {"GATE_CACHE_DIR": str(tmp_path / "cache")}
+    rule = drop_rule("slow", match(r"(x+x+)+y"), match=["xxy"], no_match=["abc"])
+    path = write_rules(tmp_path, dump(revision_doc([rule])))
+    for _ in range(2):  # never remembered: found again each time
+        result = run_gate("lint", path, env=env)
+        assert result.returncode == 1 and "backtracks catastrophically" in result.stderr.decode()
+    # a pattern remembered as fast (planted, with the CLI's own interpreter and code) is not searched
+    # again: the same file then lints clean, which shows the remembered verdict is what is read
+    plant = ("import sys, regex; from gate.evaluation import lint_cache; "
+             "lint_cache.remember_fast(sys.argv[1], regex.compile(sys.argv[1], regex.I | regex.M).flags)")
+    subprocess.run([sys.executable, "-c", plant, r"(x+x+)+y"], cwd=tmp_path, check=True, env={**os.environ, **env})
+    assert run_gate("lint", path, env=env).returncode == 0

@@ -23,6 +23,7 @@ from gate.language.errors import GateError, Problem
 from gate.engine.features import Subject
 from gate.language.loader import load_revision, walk_conditions
 from gate.engine.window import normalize_window
+from gate.evaluation import lint_cache
 
 PATTERN_BUDGET = 0.1  # seconds one adversarial input may take (4,000 characters)
 _ADVERSARIAL_LENGTH = 4000
@@ -133,7 +134,7 @@ def _pattern_problems(revision, rule) -> list[Problem]:
     subjects = [Subject(example_window(e)[0]) for e in rule.examples.match + rule.examples.no_match]
     texts = {"text": [s.text for s in subjects], "tool_text": [s.tool_text for s in subjects]}
     for path, pattern, must_match in _leaf_patterns(revision, rule):
-        slow = _slowest_adversarial(pattern)
+        slow = _adversarial_verdict(pattern)
         if slow is not None:
             problems.append(revision.source.problem(path, f"{kind} '{rule.id}': pattern backtracks catastrophically "
                                                           f"({slow}); rewrite it without nested quantifiers"))
@@ -193,7 +194,7 @@ def _payload_problems(revision, rule) -> list[Problem]:
 def _marker_problems(revision) -> list[Problem]:
     problems = []
     for index, marker in enumerate(revision.noise_markers):
-        slow = _slowest_adversarial(regex.compile(marker.pattern, regex.IGNORECASE | regex.MULTILINE))
+        slow = _adversarial_verdict(regex.compile(marker.pattern, regex.IGNORECASE | regex.MULTILINE))
         if slow is not None:
             problems.append(revision.source.problem(("noise_markers", index, "pattern"),
                                                     f"noise marker '{marker.id}': pattern backtracks catastrophically ({slow})"))
@@ -211,6 +212,17 @@ def adversarial_inputs(pattern_text: str):
         for b in alphabet[:10]:
             if a != b:
                 yield (a + b) * (_ADVERSARIAL_LENGTH // 2) + "\x00!"
+
+
+def _adversarial_verdict(pattern) -> str | None:
+    """_slowest_adversarial, skipped for a pattern that finished within budget before (with this
+    very code); only a pass is remembered, so a slow pattern is searched, and reported, each time."""
+    if lint_cache.is_known_fast(pattern.pattern, pattern.flags):
+        return None
+    slow = _slowest_adversarial(pattern)
+    if slow is None:
+        lint_cache.remember_fast(pattern.pattern, pattern.flags)
+    return slow
 
 
 def _slowest_adversarial(pattern) -> str | None:

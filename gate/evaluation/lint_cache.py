@@ -1,5 +1,8 @@
 """A clean lint remembered: `gate lint rules/*.yaml` (a pre-commit hook, a CI step) reads every
-revision, each takes seconds, and most have not changed since they last linted clean.
+revision, each takes seconds, and most have not changed since they last linted clean. Within a
+file, most of the time is the adversarial search of each pattern, and revisions share most of
+their patterns (a fitted revision all of them): a pattern that finished within budget is
+remembered too, under the hash of its text and flags and the same code.
 
 A file is remembered as clean under the hash of its bytes, gate's version and the source of
 the gate package (code and schemas): any change to the file or to the code that lints it
@@ -28,18 +31,34 @@ def remember_clean(path: str) -> None:
     key = _key(path)
     if key is None:
         return
-    marker = _marker(key)
+    _touch(_marker(key), os.path.abspath(path) + "\n")
+
+
+def is_known_fast(pattern: str, flags: int) -> bool:
+    return os.path.exists(_marker(_pattern_key(pattern, flags), "lint-patterns"))
+
+
+def remember_fast(pattern: str, flags: int) -> None:
+    _touch(_marker(_pattern_key(pattern, flags), "lint-patterns"), "")
+
+
+def _pattern_key(pattern: str, flags: int) -> str:
+    return hashlib.sha256(f"{pattern}\0{flags}\0{__version__}\0".encode("utf-8", "surrogatepass")
+                          + _code()).hexdigest()[:32]
+
+
+def _marker(key: str, kind: str = "lint") -> str:
+    return os.path.join(cache_dir(), kind, key)
+
+
+def _touch(marker: str, text: str) -> None:
     try:
         os.makedirs(os.path.dirname(marker), exist_ok=True)
         with open(marker + f".{os.getpid()}", "w", encoding="utf-8") as handle:
-            handle.write(os.path.abspath(path) + "\n")
+            handle.write(text)
         os.replace(marker + f".{os.getpid()}", marker)
     except OSError:  # a read-only or full cache is only a slower next lint
         pass
-
-
-def _marker(key: str) -> str:
-    return os.path.join(cache_dir(), "lint", key)
 
 
 def _key(path: str) -> str | None:

@@ -85,7 +85,8 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
     ctx = CompileContext(revision.vocabularies, revision.fragments, revision.source,
                          rule_id=rule.id, rule_kind="signal" if isinstance(rule, Signal) else "rule",
                          prefilter=prefilter, timeout=timeout, literals=literals, lazy=lazy, sets=sets,
-                         set_group="turn" if rule.scope == "turn" and not isinstance(rule, Signal) else window_group(rule.role))
+                         set_group="turn" if rule.scope == "turn" and not isinstance(rule, Signal)
+                         else window_group(rule.role))
     when = compile_condition(rule.when, ctx, rule.path + ("when",))
     unless = tuple(compile_condition(c, ctx, rule.path + ("unless", i)) for i, c in enumerate(rule.unless))
     is_signal = isinstance(rule, Signal)

@@ -82,6 +82,8 @@ _SET_MEMORY = 64 << 20
 def window_group(role: str) -> str:
     """The scan group of a window rule or signal that reads the turns of `role`."""
     return "window" if role == "any" else f"window:{role}"
+
+
 _FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
 
 # Plain text, for `regex` and RE2 alike: anything else makes the set answer None.

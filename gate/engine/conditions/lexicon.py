@@ -39,8 +39,8 @@ def is_word_char(ch: str) -> bool:
 
 def separated(lower: str) -> str:
     """The text with every non-word character a space (and a word character beyond ASCII
-    '_'), and a space at each end: a term is found as ' term ', so only whole words match, and a two-word term's words sit one
-    separator apart (a space, a hyphen, a line break...)."""
+    '_'), and a space at each end: a term is found as ' term ', so only whole words match,
+    and a two-word term's words sit one separator apart (a space, a hyphen, a line break...)."""
     if not lower.isascii():
         # every term is ASCII: a non-ASCII character only has to stay a word character ('_')
         # or become a separator, and then the text is read as ASCII like any other

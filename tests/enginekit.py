@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -140,7 +141,7 @@ def distinct_condition_revisions(paths) -> list:
     learn nothing from the twin, and each revision costs them half a minute."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     newest = {}
-    for path in sorted(paths, key=_version):
+    for path in sorted(paths, key=revision_version):
         with open(path, encoding="utf-8") as handle:
             doc = yaml.load(handle, Loader=loader)
         prose = ("description", "examples", "weights", "fit")  # what a fit changes, or nothing reads
@@ -149,9 +150,9 @@ def distinct_condition_revisions(paths) -> list:
                       if not (isinstance(rule.get("when"), dict) and "lexicon" in rule["when"])]
         key = repr((conditions, doc.get("vocabularies"), doc.get("fragments")))
         newest[key] = path
-    return sorted(newest.values(), key=_version)
+    return sorted(newest.values(), key=revision_version)
 
 
-def _version(path) -> tuple:
-    stem = Path(path).stem.lstrip("v")
-    return tuple(int(part) if part.isdigit() else part for part in stem.split("."))
+def revision_version(path) -> tuple:
+    """A rules file's version as numbers, for sorting: v2.10 after v2.9."""
+    return tuple(int(n) for n in re.findall(r"\d+", os.path.basename(path)))

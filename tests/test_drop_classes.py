@@ -13,21 +13,17 @@ from __future__ import annotations
 import glob
 import os
 import random
-import re
 
 import pytest
 
+from enginekit import revision_version
 from gate.engine.cache import load_classifier
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _version(path):
-    return tuple(int(n) for n in re.findall(r"\d+", os.path.basename(path)))
-
-
-REVISIONS = [p for p in sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=_version)
-             if _version(p) >= (2, 4)]
+REVISIONS = [p for p in sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=revision_version)
+             if revision_version(p) >= (2, 4)]
 
 
 @pytest.fixture(scope="module", params=REVISIONS, ids=os.path.basename)

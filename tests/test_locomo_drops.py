@@ -17,18 +17,15 @@ import re
 import pytest
 import yaml
 
+from enginekit import revision_version
 from gate.engine.cache import load_classifier
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOCOMO = os.environ.get("GATE_LOCOMO") or os.path.join(ROOT, "..", "shared", "data", "locomo10.json")
 
 
-def _version(path):
-    return tuple(int(n) for n in re.findall(r"\d+", os.path.basename(path)))
-
-
-REVISIONS = sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=_version)
-GUARDED = [p for p in REVISIONS if _version(p) >= (2, 4)]  # v2.0-v2.3 predate the guarantee
+REVISIONS = sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=revision_version)
+GUARDED = [p for p in REVISIONS if revision_version(p) >= (2, 4)]  # v2.0-v2.3 predate the guarantee
 
 
 def locomo_windows():
@@ -78,7 +75,7 @@ def test_no_locomo_turn_is_dropped(path, windows):
 def test_the_check_can_fail():
     # v2.3's still-running-ack took "still working on the dance studio": the same
     # harness must see that, or it proves nothing about the revisions after it.
-    older = [p for p in REVISIONS if _version(p) == (2, 3)]
+    older = [p for p in REVISIONS if revision_version(p) == (2, 3)]
     if not older:
         pytest.skip("rules/v2.3.yaml is not shipped")
     classifier = load_classifier(older[0])

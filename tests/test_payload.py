@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import glob
 import os
-import re
 
 import pytest
 
-from enginekit import assistant, classifier, contents, drop_rule, match, revision_doc, user, write_rules
+from enginekit import (assistant, classifier, contents, drop_rule, match, revision_doc, revision_version, user,
+                       write_rules)
 from gate.engine.compiler import compile_revision
 from gate.evaluation.diff import _structural
 from gate.evaluation.lint import lint_file
@@ -24,13 +24,9 @@ from gate.language.loader import load_revision
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _version(path):
-    return tuple(int(n) for n in re.findall(r"\d+", os.path.basename(path)))
-
-
 # v2.0-v2.3 predate the payload rule and keep their behaviour (their policy ids say so).
-PAYLOAD_REVISIONS = [p for p in sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=_version)
-                     if _version(p) >= (2, 4)]
+PAYLOAD_REVISIONS = [p for p in sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=revision_version)
+                     if revision_version(p) >= (2, 4)]
 
 SECRET = r"\bsk_live_[A-Za-z0-9]{16,}"
 FAKE_KEY = "sk_live_FAKE4eC39HqLyjWDarjtT1zd"

@@ -43,8 +43,7 @@ def remember_fast(pattern: str, flags: int) -> None:
 
 
 def _pattern_key(pattern: str, flags: int) -> str:
-    return hashlib.sha256(f"{pattern}\0{flags}\0{__version__}\0".encode("utf-8", "surrogatepass")
-                          + _code()).hexdigest()[:32]
+    return _digest(f"{pattern}\0{flags}".encode("utf-8", "surrogatepass"))
 
 
 def _marker(key: str, kind: str = "lint") -> str:
@@ -67,7 +66,12 @@ def _key(path: str) -> str | None:
             raw = handle.read()
     except OSError:
         return None  # the lint itself says what is wrong with the path
-    return hashlib.sha256(raw + f"\0{__version__}\0".encode() + _code()).hexdigest()[:32]
+    return _digest(raw)
+
+
+def _digest(data: bytes) -> str:
+    """`data` under this version of gate and this very code."""
+    return hashlib.sha256(data + f"\0{__version__}\0".encode() + _code()).hexdigest()[:32]
 
 
 def _code() -> bytes:

@@ -6,10 +6,11 @@ It lives below the command modules so none of them reaches back into the group t
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 import click
+
+from gate.language import versions
 
 EXIT_BAD_INPUT = 2
 
@@ -22,11 +23,7 @@ def newest_rules(rules_dir: str = "rules") -> str:
         names = []
     if not names:
         raise click.UsageError(f"no rules files in {rules_dir}/; pass --rules PATH")
-
-    def version(name: str):
-        return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
-
-    return os.path.join(rules_dir, max(names, key=version))
+    return os.path.join(rules_dir, versions.newest(names))
 
 
 def fail(error) -> None:

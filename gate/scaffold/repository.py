@@ -8,7 +8,6 @@ directory that may not be written leaves the target as it was.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
 
+from gate.language import versions
 from gate.language.errors import GateError, Problem
 from gate.scaffold.revision import first_revision
 
@@ -85,13 +85,8 @@ def newest_shipped_revision() -> tuple[str, str]:
     names = [entry.name for entry in shipped.iterdir() if entry.name.endswith((".yaml", ".yml"))]
     if not names:
         raise GateError(Problem("gate/scaffold/shipped_rules", "this gate was installed without its rules files"))
-    newest = max(names, key=_version_key)
+    newest = versions.newest(names)
     return f"rules/{newest}", shipped.joinpath(newest).read_text(encoding="utf-8")
-
-
-def _version_key(name: str):
-    """v2.10 sorts after v2.9."""
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name)]
 
 
 def _template_files() -> dict[str, bytes]:

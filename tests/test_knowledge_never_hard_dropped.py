@@ -1,0 +1,56 @@
+"""A hard drop is the one unrecoverable error: from v2.4 on, no window labeled `extract` is
+dropped at any level, whatever a tool in it read or printed.
+
+Checked on the shipped fixtures, and on the shared real sets (real Claude Code exchanges and
+real wording) when they sit beside the project; those are skipped, saying so, when absent.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+
+import pytest
+
+from enginekit import distinct_condition_revisions, revision_version
+from gate.engine.cache import load_classifier
+from gate.evaluation.fixtures import load_fixtures
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.join(ROOT, "..", "shared", "data")
+REVISIONS = sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=revision_version)
+# A fitted revision drops exactly what its source drops (a fit never touches a drop rule).
+GUARDED = distinct_condition_revisions([p for p in REVISIONS if revision_version(p) >= (2, 4)])
+SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
+        "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
+        "real-wording": os.path.join(SHARED, "real-wording.yaml")}
+
+
+def extracts(name):
+    path = SETS[name]
+    if not os.path.exists(path):
+        pytest.skip(f"{name} not found at {os.path.normpath(path)}")
+    found = [f for f in load_fixtures([path]) if f.label == "extract"]
+    assert found, f"no extract window in {path}"
+    return found
+
+
+def hard_dropped(path, fixtures):
+    classifier = load_classifier(path)
+    return [(f.id, level) for f in fixtures for level in classifier.levels
+            if classifier.classify(f.window, level=level).action == "drop"]
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+@pytest.mark.parametrize("path", GUARDED, ids=os.path.basename)
+def test_no_extract_window_is_hard_dropped(path, name):
+    drops = hard_dropped(path, extracts(name))
+    assert drops == [], f"{os.path.basename(path)} hard-drops {len(drops)} extract window-levels of {name}: {drops[:5]}"
+
+
+def test_the_check_can_fail():
+    # v2.3 dropped real exchanges whose tool read a file or printed a token, person's words and all.
+    older = [p for p in REVISIONS if revision_version(p) == (2, 3)]
+    if not older:
+        pytest.skip("rules/v2.3.yaml is not shipped")
+    assert hard_dropped(older[0], extracts("real-sessions"))

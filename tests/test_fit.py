@@ -244,3 +244,38 @@ def test_the_lexicon_reads_the_persons_words_as_sent_not_the_harness_notice_cut_
     fixture = Fixture("f1", [{"role": "user", "content": notice + "\nkeep diffs small"}], "extract", "preference", "n")
     row = mass_check(compiled, [fixture], ["d"], ["g"])[0]
     assert row.levels["balanced"].text == "keep diffs small"
+
+
+def test_spread_is_the_range_of_the_scores_under_each_fold_seed_and_leaves_the_file_alone(workspace, fitted):
+    spread = fit_revision(str(workspace / "rules.yaml"), [str(workspace / "fixtures")], out_revision="v2", folds=3,
+                          lexicon=8, min_df=2, seed=13, spread=2)
+    assert spread.text == fitted[0]  # thresholds still come from seed 13's folds
+    assert spread.report["spread"]["seeds"] == [13, 14, 15]
+    runs = [fit_revision(str(workspace / "rules.yaml"), [str(workspace / "fixtures")], out_revision="v2", folds=3,
+                         lexicon=8, min_df=2, seed=seed).report["cv"] for seed in (13, 14, 15)]
+    ranges = spread.report["spread"]["cv"]
+    for level, by_subset in ranges.items():
+        for subset, by_score in by_subset.items():
+            for score, low_high in by_score.items():
+                values = [run[level][subset]["fitted"][score] for run in runs]
+                values = [v for v in values if v is not None]
+                assert low_high == ([min(values), max(values)] if values else None), (level, subset, score)
+    assert "spread" not in fitted[1]  # asked for only
+    text = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures", str(workspace / "fixtures"),
+                                     "--folds", "3", "--spread", "1", "--quiet"])
+    assert text.exit_code == 0, text.output
+    assert "spread over fold seeds 13, 14 (fitted weights, lowest..highest)" in text.output
+
+
+def test_spread_takes_lowest_and_highest_per_score_and_skips_unmeasured():
+    from gate.fit.crossval import REPORTED, spread
+
+    def table(recall, precision):
+        scores = dict.fromkeys(REPORTED)
+        scores.update(extract_recall=recall, flag_precision=precision)
+        return {"balanced": {"all": {"windows": 9, "fitted": scores, "hand": dict(scores, extract_recall=0.0)}}}
+
+    got = spread([table(0.9, None), table(0.8, 0.95), table(0.85, 0.91)])["balanced"]["all"]
+    assert got["extract_recall"] == [0.8, 0.9]  # the fitted weights' scores, not the hand ones
+    assert got["flag_precision"] == [0.91, 0.95]  # a fold seed that measured nothing is left out
+    assert got["type_accuracy"] is None

@@ -31,11 +31,14 @@ _FORMATS = click.Choice(["text", "json", "markdown"])
               help="Strength of the L2 penalty on the type part (default: --l2).")
 @click.option("--min-df", type=click.IntRange(1, 1000), default=3, show_default=True,
               help="Lexicon: a term must occur in this many training windows (of two sources or more).")
+@click.option("--spread", type=click.IntRange(0, 20), default=0, show_default=True,
+              help="Cross-validate N more times under fold seeds SEED+1.. and report each score's range "
+                   "(the written file is the same).")
 @click.option("--report", "report_path", type=click.Path(), help="Also write the JSON report here.")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 def fit(rules_path, fixture_paths, recall_only, out_path, revision_name, folds, seed, lexicon, l2, type_prior, type_l2,
-        min_df, report_path, fmt, quiet) -> None:
+        min_df, spread, report_path, fmt, quiet) -> None:
     """Fit RULES' signal weights to labeled fixtures; write a new revision with --out.
 
     The drop half and mandatory rules are never changed. Each level's threshold is its
@@ -64,7 +67,7 @@ def fit(rules_path, fixture_paths, recall_only, out_path, revision_name, folds, 
         outcome = fit_revision(rules_path, list(fixture_paths) or ["fixtures"], out_revision=name or "fitted",
                                folds=folds, seed=seed, l2=l2, lexicon=lexicon, min_df=min_df,
                                recall_only=list(recall_only), type_prior=type_prior, type_l2=type_l2,
-                               progress=progress)
+                               spread=spread, progress=progress)
     except GateError as exc:
         fail(exc)
     if out_path:

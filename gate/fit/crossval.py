@@ -90,5 +90,23 @@ def table(rows, decisions_by_level, subsets: dict) -> dict:
     return out
 
 
+def spread(tables) -> dict:
+    """{level: {subset: {score: [lowest, highest]}}} of the fitted weights' scores over
+    tables of the same rows cross-validated under different fold seeds (None where a
+    score is not measured)."""
+    out = {}
+    for level, by_subset in tables[0].items():
+        out[level] = {}
+        for name in by_subset:
+            cells = [t[level][name]["fitted"] for t in tables]
+            out[level][name] = {score: _range([c[score] for c in cells if c[score] is not None])
+                                for score in REPORTED}
+    return out
+
+
+def _range(values) -> list | None:
+    return [min(values), max(values)] if values else None
+
+
 def _pick(scores: dict) -> dict:
     return {name: None if scores[name] is None else round(scores[name], 3) for name in REPORTED}

@@ -47,6 +47,9 @@ def _text(report: dict) -> str:
     header = ["level", "set", "windows"] + [_SHORT[n] for n in REPORTED]
     body = [[lv, subset, str(cell["windows"])] + [_cell(cell, n) for n in REPORTED] for lv, subset, cell in _cv_rows(report)]
     lines += _table(header, body)
+    if "spread" in report:
+        lines += ["", f"spread over fold seeds {_seeds(report)} (fitted weights, lowest..highest)"]
+        lines += _table(["level", "set"] + [_SHORT[n] for n in REPORTED], list(_spread_rows(report)))
     lines += ["", "thresholds (operating point -> fitted threshold, hand threshold; per-fold range)"]
     for level, t in report["thresholds"].items():
         point = ", ".join(f"{k} {v:g}" for k, v in report["points"][level].items())
@@ -80,11 +83,26 @@ def _markdown(report: dict) -> str:
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for lv, subset, cell in _cv_rows(report):
         lines.append(f"| {lv} | {subset} | {cell['windows']} | " + " | ".join(_cell(cell, n) for n in REPORTED) + " |")
+    if "spread" in report:
+        lines += ["", f"Spread over fold seeds {_seeds(report)} (fitted weights, lowest..highest):", "",
+                  "| level | set | " + " | ".join(REPORTED) + " |", "|" + "---|" * (2 + len(REPORTED))]
+        lines += ["| " + " | ".join(row) + " |" for row in _spread_rows(report)]
     lines += ["", "| level | operating point | fitted threshold | hand threshold |", "|---|---|---|---|"]
     for level, t in report["thresholds"].items():
         point = ", ".join(f"{k} {v:g}" for k, v in report["points"][level].items())
         lines.append(f"| {level} | {point} | {t['fitted']:g} | {t['hand']:g} |")
     return "\n".join(lines) + "\n"
+
+
+def _seeds(report) -> str:
+    return ", ".join(str(seed) for seed in report["spread"]["seeds"])
+
+
+def _spread_rows(report):
+    for level, by_subset in report["spread"]["cv"].items():
+        for subset, ranges in by_subset.items():
+            yield [level, subset] + ["-" if ranges[n] is None else f"{ranges[n][0]:.3f}..{ranges[n][1]:.3f}"
+                                     for n in REPORTED]
 
 
 def _weights(weights: dict) -> str:

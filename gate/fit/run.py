@@ -25,9 +25,11 @@ class FitOutcome:
 def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: int = 5, seed: int = 13,
                  l2: float = 1.0, lexicon: int | None = None, min_df: int = 3, inner: bool = True,
                  recall_only=(), type_prior: float = 0.0, type_l2: float | None = None,
-                 progress=None) -> FitOutcome:
+                 spread: int = 0, progress=None) -> FitOutcome:
     """`fixture_paths` are fitted and cross-validated; those also in `recall_only` count
-    toward an operating point's recall but not its precision."""
+    toward an operating point's recall but not its precision. `spread`: cross-validate that
+    many more times, under fold seeds seed+1.., and report each score's range over all the
+    seeds (the written file does not change: the thresholds come from `seed`'s folds)."""
     from gate.engine.compiler import compile_revision
     from gate.evaluation.fixtures import fixture_files, load_fixtures
     from gate.fit import crossval, groups, operating, rows as mass, weights as wt
@@ -96,6 +98,15 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
 
     subsets = _subsets(datasets)
     table = crossval.table(rows, decisions, subsets)
+    spread_report = None
+    if spread:
+        seeds = [seed + i for i in range(spread + 1)]
+        tables = [table]
+        for other in seeds[1:]:
+            say(f"spread: cross-validation under fold seed {other}")
+            tables.append(crossval.table(rows, crossval.cross_validate(rows, plan, points, folds, other,
+                                                                       inner=inner)[2], subsets))
+        spread_report = {"seeds": seeds, "cv": crossval.spread(tables)}
     default = revision.default_level
     final_scored = {lv: crossval.scored_rows(rows, final, plan, lv) for lv in revision.levels}
     leaks = {lv: [r.fixture.id for r, s in zip(rows, final_scored[lv])
@@ -139,6 +150,8 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
         "lexicon": [{"term": t, "weights": w} for t, w in final.terms.items()],
         "drop_windows_flagged": leaks, "self_check": check,
     }
+    if spread_report:
+        report["spread"] = spread_report
     return FitOutcome(new_text, report)
 
 

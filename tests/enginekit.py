@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,6 +16,7 @@ import yaml
 
 from gate.engine.compiler import compile_revision
 from gate.language.loader import load_revision
+from gate.language.versions import version_key
 
 DATA = Path(__file__).parent / "data"
 MINI = DATA / "mini.yaml"
@@ -154,5 +154,6 @@ def distinct_condition_revisions(paths) -> list:
 
 
 def revision_version(path) -> tuple:
-    """A rules file's version as numbers, for sorting: v2.10 after v2.9."""
-    return tuple(int(n) for n in re.findall(r"\d+", os.path.basename(path)))
+    """A rules file's version as numbers, to sort and compare with (2, 4): v2.10 after v2.9."""
+    parts, _ = version_key(os.path.basename(path))
+    return tuple(part for part in parts if isinstance(part, int))

@@ -15,7 +15,7 @@ pytest.importorskip("sklearn")
 
 from click.testing import CliRunner  # noqa: E402
 
-from fitkit import HEADER, rules_text, write_corpus  # noqa: E402
+from fitkit import HEADER, _fx, rules_text, write_corpus  # noqa: E402
 from gate.cli import main  # noqa: E402
 from gate.evaluation.fixtures import Fixture  # noqa: E402
 from gate.fit.groups import assign_folds, groups  # noqa: E402
@@ -279,3 +279,25 @@ def test_spread_takes_lowest_and_highest_per_score_and_skips_unmeasured():
     assert got["extract_recall"] == [0.8, 0.9]  # the fitted weights' scores, not the hand ones
     assert got["flag_precision"] == [0.91, 0.95]  # a fold seed that measured nothing is left out
     assert got["type_accuracy"] is None
+
+
+def test_spread_reads_each_fold_seed_where_the_seed_moves_the_scores(tmp_path):
+    # Six equal sources plus three whose signals point the wrong way: which sources share a
+    # fold (the seed's doing) changes what the held-out windows score, so seeds 13 and 14 differ.
+    (tmp_path / "rules.yaml").write_text(rules_text(), encoding="utf-8")
+    write_corpus(tmp_path / "fixtures", parts=6)
+    for k in range(3):
+        odd = [_fx(f"odd-pref-{k}", f"I prefer you run it on box {k} now", "exclude", None),
+               _fx(f"odd-dec-{k}", f"node {k} images are pinned by digest", "extract", "decision")]
+        (tmp_path / "fixtures" / f"odd{k}.yaml").write_text(yaml.safe_dump(odd, sort_keys=False), encoding="utf-8")
+    args = (str(tmp_path / "rules.yaml"), [str(tmp_path / "fixtures")])
+    ranges = fit_revision(*args, out_revision="v2", folds=4, seed=13, spread=1).report["spread"]["cv"]
+    runs = [fit_revision(*args, out_revision="v2", folds=4, seed=seed).report["cv"] for seed in (13, 14)]
+    moved = 0
+    for level, by_subset in ranges.items():
+        for subset, by_score in by_subset.items():
+            for score, low_high in by_score.items():
+                values = [run[level][subset]["fitted"][score] for run in runs if run[level][subset]["fitted"][score] is not None]
+                assert low_high == ([min(values), max(values)] if values else None), (level, subset, score)
+                moved += bool(low_high and low_high[0] < low_high[1])
+    assert moved  # seed 14's folds were read, not seed 13's twice

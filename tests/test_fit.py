@@ -187,6 +187,21 @@ def test_classify_and_eval_never_import_the_fitting_library(workspace, fitted, c
         assert '"action": "flag"' in done.stdout
 
 
+def test_a_recall_only_file_inside_a_fixtures_folder_is_read_once_as_recall_only(workspace):
+    folder = workspace / "fixtures"
+    files = sorted(folder.glob("*.yaml"))
+    windows = sum(len(yaml.safe_load(f.read_text())) for f in files)
+    outcome = fit_revision(str(workspace / "rules.yaml"), [str(folder)], out_revision="r", folds=3,
+                           recall_only=[str(files[-1])])
+    fitted = outcome.report["fitted"]
+    assert fitted["fixtures"]["files"] == len(files) and fitted["fixtures"]["windows"] == windows
+    assert fitted["recall_only"] == [files[-1].stem]
+    # its rows form a set of their own, apart from the folder's
+    balanced = fitted["cv"]["balanced"]
+    assert files[-1].stem in balanced and "fixtures" in balanced
+    assert balanced[files[-1].stem]["windows"] + balanced["fixtures"]["windows"] == windows
+
+
 def test_operating_points_choose_the_loosest_threshold_that_keeps_the_promise():
     from gate.fit.operating import Scored, choose_threshold
 

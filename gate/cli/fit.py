@@ -15,7 +15,8 @@ _FORMATS = click.Choice(["text", "json", "markdown"])
               help="Fixture file or folder; repeat for several (default: fixtures/).")
 @click.option("--recall-only", "recall_only", multiple=True, type=click.Path(),
               help="Fixtures also fitted and cross-validated, whose flags count toward a level's recall but "
-                   "not its precision (where the platform's instructions filter what is sent); repeatable.")
+                   "not its precision (where the platform's instructions filter what is sent); repeatable. A file "
+                   "named here counts as recall-only even inside a --fixtures folder.")
 @click.option("--out", "out_path", type=click.Path(), help="Write the fitted revision here (default: report only).")
 @click.option("--revision", "revision_name", help="Name of the new revision (default: from --out, e.g. v2.5).")
 @click.option("--folds", type=click.IntRange(2, 50), default=5, show_default=True,

@@ -49,12 +49,14 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
         raise GateError(Problem("--folds", f"needs at least 2 folds, got {folds}"))
 
     fixture_paths = list(dict.fromkeys(list(fixture_paths) + list(recall_only)))
-    files_of = {path: fixture_files([path]) for path in fixture_paths}
-    fixtures = load_fixtures(list(fixture_paths))
+    # A file reached through two paths (a --recall-only file inside a --fixtures folder) is read
+    # once, and belongs to its --recall-only set: that is the more specific thing said about it.
+    files_of = {path: [os.path.normpath(f) for f in fixture_files([path])] for path in fixture_paths}
     dataset_of_file = {}
-    for path, names in files_of.items():
-        for name in names:
+    for path in list(dict.fromkeys(list(recall_only) + fixture_paths)):
+        for name in files_of[path]:
             dataset_of_file.setdefault(name, _dataset_name(path))
+    fixtures = load_fixtures(sorted(dataset_of_file))
     datasets = [dataset_of_file.get(f.file, _dataset_name(f.file)) for f in fixtures]
     group_keys = groups.groups(fixtures)
     if len(set(group_keys)) < 2:
@@ -121,11 +123,11 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
         no_match = next((c for c in NO_MATCH_CANDIDATES if not matcher.find(c)), "")
         lexicon_block = {"id": lexicon_id, "base": final.lexicon_base, "terms": final.terms,
                          "limit": lexicon or len(plan.lexicon_terms), "no_match": no_match}
-    digest = fixtures_digest(sorted({n for names in files_of.values() for n in names}))
+    digest = fixtures_digest(sorted(dataset_of_file))
     training = sum(1 for r in rows if not r.levels[default].dropped)
     fitted = {
         "from": revision.policy,
-        "fixtures": {"digest": digest, "files": sum(len(v) for v in files_of.values()),
+        "fixtures": {"digest": digest, "files": len(dataset_of_file),
                      "windows": len(rows), "training_windows": training},
         "folds": folds, "groups": len(set(group_keys)), "seed": seed, "regularization": _regularization(plan),
     }

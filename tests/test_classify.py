@@ -20,6 +20,19 @@ def judge(window, *, drop_rules=(), signals=(), level=None, recent_shapes=(), **
                                                                        recent_shapes=recent_shapes)
 
 
+def test_a_phrase_keyword_does_not_hide_a_match_across_other_whitespace():
+    """A pattern spells the space of a phrase as \\s+; its keyword 'heads up' must not stop the
+    optimized classifier where the words sit two spaces or a line separator apart (the
+    unoptimized one, which reads no keywords, finds the match there)."""
+    heads_up = signal("heads-up", match(r"\bheads\s+up\b", keywords=["heads up"]), {"insight": 3})
+    doc = revision_doc(signals=[heads_up])
+    for text in ("heads up: staging db is down", "heads  up: staging db is down", "heads\x85up: staging db is down"):
+        window = [user(text)]
+        optimized = classifier(doc).classify(window)
+        reference = classifier(doc, prefilter=False, optimize=False).classify(window)
+        assert optimized.action == reference.action == "flag", text
+
+
 # -- scoring ----------------------------------------------------------------
 
 def test_weights_are_summed_per_type():

@@ -60,7 +60,8 @@ def _analysis_code() -> bytes:
     other code (a development checkout between releases) must miss, not mislead."""
     here = os.path.dirname(os.path.abspath(__file__))
     digest = hashlib.sha256()
-    for name in ("literals.py", "prefilter.py", "patternset.py"):
+    # patterns.py turns keywords into the literals the prefilter and the sets are built from
+    for name in ("literals.py", "prefilter.py", "patternset.py", os.path.join("..", "language", "patterns.py")):
         try:
             with open(os.path.join(here, name), "rb") as handle:
                 digest.update(handle.read())

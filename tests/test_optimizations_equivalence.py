@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from enginekit import GATE, distinct_condition_revisions
+from enginekit import GATE, checked_share, distinct_condition_revisions
 from gate.engine.cache import load_classifier
 from gate.engine.compiler import compile_revision
 from gate.engine.features import ReferenceSubject, Subject
@@ -63,7 +63,7 @@ def test_optimized_decisions_equal_unoptimized(rules, windows, tmp_path, monkeyp
     recent = ("0000000000000000",)
     differences = []
     for level in revision.levels:
-        for index, window in enumerate(windows):
+        for index, window in enumerate(checked_share(rules, RULES, windows)):
             expected = decision_tuple(off.classify(window, level, recent))
             if expected[-1] and "timeout" in expected[-1]:
                 continue  # a timeout depends on the machine's speed, not on the rules

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 import regex
 
-from enginekit import classifier, distinct_condition_revisions, drop_rule, match, revision_doc, user
+from enginekit import (checked_share, classifier, distinct_condition_revisions, drop_rule, match, revision_doc,
+                       user)
 from gate.engine.compiler import compile_revision
 from gate.engine.conditions.context import Pattern
 from gate.language.loader import load_revision
@@ -84,7 +85,7 @@ def test_set_answers_agree_with_regex(rules, texts):
     assert verifiers
     scanner = builder.scanner()
     wrong = []
-    for text in texts:
+    for text in checked_share(rules, RULES, texts):
         hits = scanner.hits(text)
         assert hits is not None
         lines = [line.strip() for line in text.splitlines() if line.strip()]

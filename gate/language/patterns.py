@@ -73,14 +73,16 @@ def expand_keywords(keywords, vocabularies: dict) -> tuple[str, ...]:
             name = names[0]
             if name not in vocabularies:
                 raise ReferenceError_(f"keyword '{keyword}' names no vocabulary")
-            out.extend(_longest_word(term) for term in vocabularies[name])
+            # A multi-word term may be wrapped across whitespace in the text,
+            # so its keyword is its longest single word.
+            out.extend(max(term.lower().split(), key=len) for term in vocabularies[name])
         else:
             out.append(_longest_word(keyword))
     return tuple(dict.fromkeys(out))
 
 
 def _longest_word(phrase: str) -> str:
-    """A multi-word keyword as a prefilter can trust it: its longest single word. Patterns
-    spell the space inside a phrase as \\s+, so 'heads up' also matches across two spaces or
-    a line separator (U+0085), where the literal 'heads up' is absent."""
+    """A multi-word keyword as a prefilter can trust it: its longest single word, as for a
+    vocabulary term. Patterns spell the space inside a phrase as \\s+, so 'heads up' also
+    matches across two spaces or a line separator (U+0085), where the literal is absent."""
     return max(phrase.lower().split(), key=len) if len(phrase.split()) > 1 else phrase.lower()

@@ -134,11 +134,9 @@ def _fmt(values) -> str:
 
 
 def _newest(folder: str) -> str:
-    import re
+    from gate.cli.common import newest_rules  # as `gate` picks it
 
-    names = [n for n in os.listdir(folder) if n.endswith((".yaml", ".yml"))]
-    return os.path.join(folder, max(names, key=lambda n: [int(p) if p.isdigit() else p
-                                                           for p in re.split(r"(\d+)", n)]))
+    return newest_rules(folder)
 
 
 if __name__ == "__main__":

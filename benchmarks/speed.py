@@ -54,11 +54,9 @@ def machine() -> dict:
 
 def newest_rules() -> str:
     """The highest-versioned rules file (v2.10 after v2.9), as `gate` picks it."""
-    import re
+    from gate.cli.common import newest_rules as gates_pick
 
-    folder = os.path.join(ROOT, "rules")
-    names = [n for n in os.listdir(folder) if n.endswith((".yaml", ".yml"))]
-    return os.path.join(folder, max(names, key=lambda n: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", n)]))
+    return gates_pick(os.path.join(ROOT, "rules"))
 
 
 def gate_command() -> list[str]:

@@ -88,14 +88,13 @@ def default_rules(rules_dir: str, count: int = 2) -> list:
     """The newest `count` revisions in rules/, oldest first (v2.10 sorts after v2.9)."""
     import re
 
-    def version(name):
-        return tuple(int(p) for p in re.findall(r"\d+", name))
+    from gate.language.versions import version_key
 
     try:
         names = [n for n in os.listdir(rules_dir) if re.fullmatch(r"v\d+(\.\d+)*\.yaml", n)]
     except OSError:
         return []
-    return [os.path.join(rules_dir, n) for n in sorted(names, key=version)[-count:]]
+    return [os.path.join(rules_dir, n) for n in sorted(names, key=version_key)[-count:]]
 
 
 def flat_text(window) -> str:

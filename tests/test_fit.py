@@ -202,6 +202,32 @@ def test_a_recall_only_file_inside_a_fixtures_folder_is_read_once_as_recall_only
     assert balanced[files[-1].stem]["windows"] + balanced["fixtures"]["windows"] == windows
 
 
+def test_a_held_out_file_is_neither_fitted_nor_cross_validated_and_the_fitted_block_names_it(workspace):
+    folder = workspace / "fixtures"
+    files = sorted(folder.glob("*.yaml"))
+    held = files[-1]
+    held_windows = len(yaml.safe_load(held.read_text()))
+    windows = sum(len(yaml.safe_load(f.read_text())) for f in files)
+    outcome = fit_revision(str(workspace / "rules.yaml"), [str(folder)], out_revision="r", folds=3,
+                           holdout=[str(held)])
+    fitted = outcome.report["fitted"]
+    assert fitted["held_out"] == [held.stem]
+    assert fitted["fixtures"]["files"] == len(files) - 1
+    assert fitted["fixtures"]["windows"] == windows - held_windows
+    assert fitted["cv"]["balanced"]["fixtures"]["windows"] == windows - held_windows
+    # the digest covers what was fitted, so holding a file out changes it
+    whole = fit_revision(str(workspace / "rules.yaml"), [str(folder)], out_revision="r", folds=3)
+    assert whole.report["fitted"]["fixtures"]["digest"] != fitted["fixtures"]["digest"]
+
+
+def test_holding_out_every_file_is_a_one_line_error(workspace):
+    folder = workspace / "fixtures"
+    result = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures", str(folder),
+                                       "--holdout", str(folder), "--quiet"])
+    assert result.exit_code != 0
+    assert "every fixture file is held out" in result.output and "Traceback" not in result.output
+
+
 def test_operating_points_choose_the_loosest_threshold_that_keeps_the_promise():
     from gate.fit.operating import Scored, choose_threshold
 

@@ -17,6 +17,10 @@ _FORMATS = click.Choice(["text", "json", "markdown"])
               help="Fixtures also fitted and cross-validated, whose flags count toward a level's recall but "
                    "not its precision (where the platform's instructions filter what is sent); repeatable. A file "
                    "named here counts as recall-only even inside a --fixtures folder.")
+@click.option("--holdout", "holdout", multiple=True, type=click.Path(),
+              help="Fixtures kept out of the fit and the cross-validation, even inside a --fixtures folder: a "
+                   "blind set to score the new revision on with `gate eval`; repeatable. The fitted block "
+                   "names them.")
 @click.option("--out", "out_path", type=click.Path(), help="Write the fitted revision here (default: report only).")
 @click.option("--revision", "revision_name", help="Name of the new revision (default: from --out, e.g. v2.5).")
 @click.option("--folds", type=click.IntRange(2, 50), default=5, show_default=True,
@@ -38,7 +42,7 @@ _FORMATS = click.Choice(["text", "json", "markdown"])
 @click.option("--report", "report_path", type=click.Path(), help="Also write the JSON report here.")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-def fit(rules_path, fixture_paths, recall_only, out_path, revision_name, folds, seed, lexicon, l2, type_prior, type_l2,
+def fit(rules_path, fixture_paths, recall_only, holdout, out_path, revision_name, folds, seed, lexicon, l2, type_prior, type_l2,
         min_df, spread, report_path, fmt, quiet) -> None:
     """Fit RULES' signal weights to labeled fixtures; write a new revision with --out.
 
@@ -67,7 +71,7 @@ def fit(rules_path, fixture_paths, recall_only, out_path, revision_name, folds, 
     try:
         outcome = fit_revision(rules_path, list(fixture_paths) or ["fixtures"], out_revision=name or "fitted",
                                folds=folds, seed=seed, l2=l2, lexicon=lexicon, min_df=min_df,
-                               recall_only=list(recall_only), type_prior=type_prior, type_l2=type_l2,
+                               recall_only=list(recall_only), holdout=list(holdout), type_prior=type_prior, type_l2=type_l2,
                                spread=spread, progress=progress)
     except GateError as exc:
         fail(exc)

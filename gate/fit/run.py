@@ -24,10 +24,12 @@ class FitOutcome:
 
 def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: int = 5, seed: int = 13,
                  l2: float = 1.0, lexicon: int | None = None, min_df: int = 3, inner: bool = True,
-                 recall_only=(), type_prior: float = 0.0, type_l2: float | None = None,
+                 recall_only=(), holdout=(), type_prior: float = 0.0, type_l2: float | None = None,
                  spread: int = 0, progress=None) -> FitOutcome:
     """`fixture_paths` are fitted and cross-validated; those also in `recall_only` count
-    toward an operating point's recall but not its precision. `spread`: cross-validate that
+    toward an operating point's recall but not its precision. Files in `holdout` are neither
+    fitted nor cross-validated, even inside a `fixture_paths` folder: a blind set kept to score
+    the fitted revision on afterwards (`gate eval`). `spread`: cross-validate that
     many more times, under fold seeds seed+1.., and report each score's range over all the
     seeds (the written file does not change: the thresholds come from `seed`'s folds)."""
     from gate.engine.compiler import compile_revision
@@ -53,9 +55,13 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     # once, and belongs to its --recall-only set: that is the more specific thing said about it.
     files_of = {path: [os.path.normpath(f) for f in fixture_files([path])] for path in fixture_paths}
     dataset_of_file = {}
+    held_out = {os.path.normpath(f) for f in fixture_files(list(holdout))} if holdout else set()
     for path in list(dict.fromkeys(list(recall_only) + fixture_paths)):
         for name in files_of[path]:
-            dataset_of_file.setdefault(name, _dataset_name(path))
+            if name not in held_out:
+                dataset_of_file.setdefault(name, _dataset_name(path))
+    if not dataset_of_file:
+        raise GateError(Problem(str(fixture_paths[0]), "every fixture file is held out: nothing left to fit on"))
     fixtures = load_fixtures(sorted(dataset_of_file))
     datasets = [dataset_of_file.get(f.file, _dataset_name(f.file)) for f in fixtures]
     group_keys = groups.groups(fixtures)
@@ -133,6 +139,8 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     }
     if recall_only:
         fitted["recall_only"] = sorted(_dataset_name(p) for p in recall_only)
+    if holdout:  # what the weights never saw, so that a later score on it can be called blind
+        fitted["held_out"] = sorted(_dataset_name(p) for p in holdout)
     if lexicon_id is not None:
         fitted["lexicon"] = {"terms": len(final.terms), "limit": lexicon_block["limit"], "min_df": min_df}
     fitted["thresholds"] = "chosen per operating point on cross-validated scores"

@@ -42,8 +42,8 @@ _FORMATS = click.Choice(["text", "json", "markdown"])
 @click.option("--report", "report_path", type=click.Path(), help="Also write the JSON report here.")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-def fit(rules_path, fixture_paths, recall_only, holdout, out_path, revision_name, folds, seed, lexicon, l2, type_prior, type_l2,
-        min_df, spread, report_path, fmt, quiet) -> None:
+def fit(rules_path, fixture_paths, recall_only, holdout, out_path, revision_name, folds, seed, lexicon, l2,
+        type_prior, type_l2, min_df, spread, report_path, fmt, quiet) -> None:
     """Fit RULES' signal weights to labeled fixtures; write a new revision with --out.
 
     The drop half and mandatory rules are never changed. Each level's threshold is its
@@ -71,8 +71,8 @@ def fit(rules_path, fixture_paths, recall_only, holdout, out_path, revision_name
     try:
         outcome = fit_revision(rules_path, list(fixture_paths) or ["fixtures"], out_revision=name or "fitted",
                                folds=folds, seed=seed, l2=l2, lexicon=lexicon, min_df=min_df,
-                               recall_only=list(recall_only), holdout=list(holdout), type_prior=type_prior, type_l2=type_l2,
-                               spread=spread, progress=progress)
+                               recall_only=list(recall_only), holdout=list(holdout), type_prior=type_prior,
+                               type_l2=type_l2, spread=spread, progress=progress)
     except GateError as exc:
         fail(exc)
     if out_path:

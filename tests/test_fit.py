@@ -220,6 +220,16 @@ def test_a_held_out_file_is_neither_fitted_nor_cross_validated_and_the_fitted_bl
     assert whole.report["fitted"]["fixtures"]["digest"] != fitted["fixtures"]["digest"]
 
 
+def test_holding_out_a_file_the_fit_would_not_read_is_a_one_line_error(workspace, tmp_path):
+    stray = tmp_path / "elsewhere.yaml"
+    stray.write_text((workspace / "fixtures" / sorted(p.name for p in (workspace / "fixtures").glob("*.yaml"))[0])
+                     .read_text(encoding="utf-8"), encoding="utf-8")
+    result = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures", str(workspace / "fixtures"),
+                                       "--holdout", str(stray), "--quiet"])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "elsewhere.yaml" in result.output and "holds nothing out" in result.output
+
+
 def test_holding_out_every_file_is_a_one_line_error(workspace):
     folder = workspace / "fixtures"
     result = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures", str(folder),

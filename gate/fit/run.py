@@ -55,12 +55,14 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     # once, and belongs to its --recall-only set: that is the more specific thing said about it.
     files_of = {path: [os.path.normpath(f) for f in fixture_files([path])] for path in fixture_paths}
     dataset_of_file = {}
-    held_out = {os.path.normpath(f) for f in fixture_files(list(holdout))} if holdout else set()
     reached = {name for names in files_of.values() for name in names}
-    for path in holdout:  # a held-out file the fit would not have read is a mistyped path
-        if not any(os.path.normpath(f) in reached for f in fixture_files([path])):
+    held_out = set()
+    for path in holdout:
+        named = {os.path.normpath(f) for f in fixture_files([path])}
+        if not named & reached:  # a held-out file the fit would not have read is a mistyped path
             raise GateError(Problem(str(path), "--holdout names no file among the --fixtures and --recall-only "
                                                 "paths, so it holds nothing out"))
+        held_out |= named
     for path in list(dict.fromkeys(list(recall_only) + fixture_paths)):
         for name in files_of[path]:
             if name not in held_out:

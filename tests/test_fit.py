@@ -221,13 +221,14 @@ def test_a_held_out_file_is_neither_fitted_nor_cross_validated_and_the_fitted_bl
 
 
 def test_holding_out_a_file_the_fit_would_not_read_is_a_one_line_error(workspace, tmp_path):
-    stray = tmp_path / "elsewhere.yaml"
-    stray.write_text((workspace / "fixtures" / sorted(p.name for p in (workspace / "fixtures").glob("*.yaml"))[0])
-                     .read_text(encoding="utf-8"), encoding="utf-8")
-    result = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures", str(workspace / "fixtures"),
+    folder = workspace / "fixtures"
+    stray = tmp_path / "elsewhere.yaml"  # a real fixture file, outside every path the fit reads
+    stray.write_text(sorted(folder.glob("*.yaml"))[0].read_text(encoding="utf-8"), encoding="utf-8")
+    result = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures", str(folder),
                                        "--holdout", str(stray), "--quiet"])
     assert result.exit_code != 0 and "Traceback" not in result.output
     assert "elsewhere.yaml" in result.output and "holds nothing out" in result.output
+    assert len(result.output.strip().splitlines()) == 1
 
 
 def test_holding_out_every_file_is_a_one_line_error(workspace):
@@ -236,6 +237,7 @@ def test_holding_out_every_file_is_a_one_line_error(workspace):
                                        "--holdout", str(folder), "--quiet"])
     assert result.exit_code != 0
     assert "every fixture file is held out" in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
 
 
 def test_operating_points_choose_the_loosest_threshold_that_keeps_the_promise():

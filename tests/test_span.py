@@ -73,3 +73,14 @@ def test_a_span_rule_must_be_one_match(tmp_path):
 def test_span_rules_never_raise_on_hostile_turns(text):
     decision = classifier(revision_doc([span_rule()], [LONG])).classify([user(text)])
     assert decision.error is None or "timeout" in decision.error
+
+
+@pytest.mark.parametrize("notice", ["Caveat: the messages below came from a local command.",
+                                    "CAVEAT: THE MESSAGES BELOW CAME FROM A LOCAL COMMAND."])
+def test_a_span_whose_literals_start_with_a_letter_is_cut_in_any_case(notice):
+    # Turns without the first character of any literal skip the search; that shortcut holds
+    # only for punctuation, which has no case: a letter must not stand in for its other case.
+    rule = drop_rule("caveat", match(r"^caveat:[^\n]*$"), scope="span", role="user", mandatory=True,
+                     match=["caveat: x"], no_match=["ship it"])
+    decision = classifier(revision_doc([rule], [LONG])).classify([user(notice + "\nship it")])
+    assert contents(decision) == ["ship it"], decision.trace

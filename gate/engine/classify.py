@@ -228,6 +228,9 @@ def _cut_spans(turns, spans):
         for rule in spans:
             if rule.role != "any" and rule.role != turn.role:
                 continue
+            marks = rule.span_marks
+            if marks is not None and not any(mark in text for mark in marks):
+                continue
             needs = rule.span_literals
             if needs is not None:  # most turns hold none of what a match needs: no search
                 if folded is None:

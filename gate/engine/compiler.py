@@ -51,6 +51,9 @@ class CompiledRule:
     # span rules, when optimizing: literals one of which every match holds (in literals.fold(text)),
     # so a turn without any is not searched; None when none is known
     span_literals: frozenset | None = None
+    # the first characters of span_literals when each is ASCII punctuation, which lowercasing
+    # leaves alone: a turn without any of them holds none of the literals, found without folding
+    span_marks: frozenset | None = None
 
     def fires(self, subject) -> bool:
         if self.set_mask:
@@ -92,6 +95,7 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
     is_signal = isinstance(rule, Signal)
     required_keywords = when.required_keywords if prefilter else None
     span = _span_regex(rule, revision, ctx) if rule.scope == "span" and not is_signal else None
+    span_literals = required(span.pattern, span.flags) if span is not None and literals is not None else None
     return CompiledRule(
         id=rule.id, kind="signal" if is_signal else "drop", scope=rule.scope, role=rule.role,
         min_index=revision.levels.index(rule.min_level), mandatory=rule.mandatory, when=when,
@@ -104,8 +108,17 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         weigh=when.weigher(rule.id, dict(rule.weights)) if is_signal and isinstance(when, Lexicon) else None,
         strip=getattr(rule, "strip", "others"),
         span=span,
-        span_literals=required(span.pattern, span.flags) if span is not None and literals is not None else None,
+        span_literals=span_literals,
+        span_marks=_first_marks(span_literals),
     )
+
+
+def _first_marks(literals) -> frozenset | None:
+    """The literals' first characters, when each is ASCII punctuation (`<`, `[`); else None."""
+    if not literals:
+        return None
+    marks = frozenset(literal[0] for literal in literals)
+    return marks if all(m.isascii() and not m.isalnum() and not m.isspace() for m in marks) else None
 
 
 def _span_regex(rule, revision, ctx):

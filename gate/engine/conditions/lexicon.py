@@ -16,6 +16,7 @@ start-up); without the `ahocorasick` package, a substring test per term, same re
 from __future__ import annotations
 
 import re
+from operator import add
 
 from gate.language.model import ALL_TYPES_KEY, DURABLE_TYPES
 
@@ -118,33 +119,36 @@ class Lexicon:
         """(subject) -> (weights, trace line) for the signal that holds this lexicon:
         its own weights plus those of the terms found."""
         prefix = f"signal {signal_id} lexicon "
+        # Each term's weights as a row over one key order, summed with map(add): a window
+        # finds a few terms, and a dict update per term and type cost more than the rest
+        # of the lexicon's work.
+        keys = tuple(dict.fromkeys([*base, *(k for w in self.weights for k in w)]))
+        rows = tuple(tuple(w.get(k, 0.0) for k in keys) for w in self.weights)
+        start = tuple(float(base.get(k, 0.0)) for k in keys)
+        spread_at = keys.index(ALL_TYPES_KEY) if ALL_TYPES_KEY in keys else None
+        typed = tuple((keys.index(t), t) for t in DURABLE_TYPES if t in keys)
 
         def weigh(subject):
             hits = self.found(subject)
-            totals = dict(base)
+            sums = start
             for index in hits:
-                for type_name, weight in self.weights[index].items():
-                    totals[type_name] = totals.get(type_name, 0.0) + weight
-            return totals, prefix + self._explain(hits, totals)
+                sums = tuple(map(add, sums, rows[index]))
+            return dict(zip(keys, sums)), prefix + self._explain(hits, sums, spread_at, typed)
 
         return weigh
 
-    def _explain(self, hits, totals) -> str:
+    def _explain(self, hits, sums, spread_at, typed) -> str:
         """'decision+1.4 insight-0.2: switched, instead': each type's total (all_types
         spread over the types), largest first, and the terms that weighed most toward the first."""
-        spread = totals.get(ALL_TYPES_KEY, 0.0)
-        shown = []
-        for type_name in DURABLE_TYPES:
-            value = round(totals.get(type_name, 0.0) + spread, 2)
-            if value:
-                shown.append((-value, type_name))
+        spread = sums[spread_at] if spread_at is not None else 0.0
+        shown = [(-value, name) for value, name in ((round(sums[at] + spread, 2), name) for at, name in typed) if value]
         if not shown:
             return "+0"
         shown.sort()
         lead = shown[0][1]
         ranked = sorted((-self.weights[i].get(lead, 0.0), i) for i in hits)
         words = [self.terms[i] for weight, i in ranked[:TRACE_TERMS] if weight < 0]
-        text = " ".join(f"{name}{-value:+g}" for value, name in shown)
+        text = " ".join(["%s%+g" % (name, -value) for value, name in shown])
         return f"{text}: {', '.join(words)}" if words else text
 
 

@@ -141,7 +141,11 @@ class Lexicon:
         """'decision+1.4 insight-0.2: switched, instead': each type's total (all_types
         spread over the types), largest first, and the terms that weighed most toward the first."""
         spread = sums[spread_at] if spread_at is not None else 0.0
-        shown = [(-value, name) for value, name in ((round(sums[at] + spread, 2), name) for at, name in typed) if value]
+        shown = []
+        for at, name in typed:
+            value = round(sums[at] + spread, 2)
+            if value:
+                shown.append((-value, name))
         if not shown:
             return "+0"
         shown.sort()

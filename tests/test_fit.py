@@ -269,6 +269,36 @@ def test_the_penalty_pulls_weights_toward_the_prior_not_toward_zero():
     assert toward_prior[0, 0] > 1.5 and toward_prior[0, 1] < -1.5
 
 
+def test_a_row_weight_counts_that_row_more_in_the_fit():
+    import numpy as np
+
+    from gate.fit.model import fit_weights
+
+    # One feature fires on one durable window and three that are not: unweighted it leans to
+    # 'nothing durable'; counting the durable window five times turns it to evidence.
+    x = np.array([[1.0], [1.0], [1.0], [1.0]])
+    y = [1, 0, 0, 0]
+    plain = fit_weights(x, y, 1, l2=0.1)
+    weighted = fit_weights(x, y, 1, l2=0.1, sample_weight=[5.0, 1.0, 1.0, 1.0])
+    assert plain[0, 0] < -0.5 and weighted[0, 0] > 0.2
+
+
+def test_recall_weight_is_recorded_and_raises_recall_only_knowledge(workspace):
+    folder = workspace / "fixtures"
+    last = sorted(folder.glob("*.yaml"))[-1]
+    runs = {w: fit_revision(str(workspace / "rules.yaml"), [str(folder)], out_revision="w", folds=3,
+                            recall_only=[str(last)], recall_weight=w) for w in (1.0, 6.0)}
+    assert "recall_weight" not in runs[1.0].report["fitted"]
+    assert runs[6.0].report["fitted"]["recall_weight"] == 6.0
+    assert runs[6.0].report["self_check"]["differ"] == []
+
+    def recall(outcome):
+        return outcome.report["cv"]["aggressive"][last.stem]["fitted"]["extract_recall"]
+
+    assert recall(runs[6.0]) >= recall(runs[1.0])
+    assert runs[6.0].text != runs[1.0].text
+
+
 def test_type_prior_is_recorded_and_keeps_a_hand_typed_signal_typed(workspace):
     def prefer_margin(outcome):
         weights = next(s for s in yaml.safe_load(outcome.text)["signals"] if s["id"] == "prefer")["weights"]

@@ -42,6 +42,7 @@ def _text(report: dict) -> str:
              f"l2 {f['regularization']['l2']:g}"
              + "".join(f", {k.replace('_', ' ')} {f['regularization'][k]:g}" for k in ("type_l2", "type_prior")
                        if k in f["regularization"])
+             + (f", recall-only knowledge weighted {f['recall_weight']:g}" if "recall_weight" in f else "")
              + (f", lexicon {f['lexicon']['terms']} terms" if "lexicon" in f else ""), "",
              "cross-validated, fitted / hand weights on the same windows (no row scored by weights fitted on it)"]
     header = ["level", "set", "windows"] + [_SHORT[n] for n in REPORTED]

@@ -25,11 +25,12 @@ class FitOutcome:
 def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: int = 5, seed: int = 13,
                  l2: float = 1.0, lexicon: int | None = None, min_df: int = 3, inner: bool = True,
                  recall_only=(), holdout=(), type_prior: float = 0.0, type_l2: float | None = None,
-                 spread: int = 0, progress=None) -> FitOutcome:
+                 recall_weight: float = 1.0, spread: int = 0, progress=None) -> FitOutcome:
     """`fixture_paths` are fitted and cross-validated; those also in `recall_only` count
     toward an operating point's recall but not its precision. Files in `holdout` are neither
     fitted nor cross-validated, even inside a `fixture_paths` folder: a blind set kept to score
-    the fitted revision on afterwards (`gate eval`). `spread`: cross-validate that
+    the fitted revision on afterwards (`gate eval`). `recall_weight`: how much a knowledge
+    window of a `recall_only` set counts in the durability fit (1: as any row). `spread`: cross-validate that
     many more times, under fold seeds seed+1.., and report each score's range over all the
     seeds (the written file does not change: the thresholds come from `seed`'s folds)."""
     from gate.engine.compiler import compile_revision
@@ -94,7 +95,7 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
         level=revision.default_level, l2=l2, seed=seed, lexicon_id=lexicon_id,
         lexicon_limit=lexicon or 0,
         lexicon_terms=tuple(existing["when"]["lexicon"]["terms"]) if existing else (), min_df=min_df,
-        type_prior=type_prior, type_l2=type_l2)
+        type_prior=type_prior, type_l2=type_l2, recall_weight=recall_weight)
     declared = data["flag"].get("operating_points")
     points = declared or {lv: operating.DEFAULT_POINTS[lv] for lv in revision.levels if lv in operating.DEFAULT_POINTS}
     missing = [lv for lv in revision.levels if lv not in points]
@@ -146,6 +147,8 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     }
     if recall_only:
         fitted["recall_only"] = sorted(_dataset_name(p) for p in recall_only)
+        if recall_weight != 1.0:
+            fitted["recall_weight"] = recall_weight
     if holdout:  # what the weights never saw, so that a later score on it can be called blind
         fitted["held_out"] = sorted(_dataset_name(p) for p in holdout)
     if lexicon_id is not None:

@@ -34,6 +34,7 @@ class Plan:
     type_scale: float = 0.5  # how much the type part adds to the durability part (see _two_part)
     type_l2: float | None = None  # the type part's L2 strength (None: l2)
     type_prior: float = 0.0  # pull the type part toward the hand weights' type evidence (0: toward zero)
+    recall_weight: float = 1.0  # how much a knowledge window of a --recall-only set counts in the durability fit
 
     @property
     def free(self) -> tuple:
@@ -88,7 +89,8 @@ def train(rows, plan: Plan) -> Weights:
         any_term = (found.sum(axis=1) > 0).astype(float)[:, None]
         x = np.hstack([x, any_term, found])
         bounds += [_bound(plan.sign.get(plan.lexicon_id))] + [(None, None)] * len(chosen)
-    fitted = _two_part(x, y, bounds, offset, plan, _type_prior(plan, column, bounds, x.shape[1]))
+    counts = [plan.recall_weight if y[j] and not rows[i].judged else 1.0 for j, i in enumerate(keep)]
+    fitted = _two_part(x, y, bounds, offset, plan, _type_prior(plan, column, bounds, x.shape[1]), counts)
     signals = {}
     for s in plan.signals:
         if s in plan.fixed:
@@ -122,7 +124,7 @@ def _type_prior(plan, column, bounds, width):
     return prior
 
 
-def _two_part(x, y, bounds, offset, plan, prior=None):
+def _two_part(x, y, bounds, offset, plan, prior=None, counts=None):
     """Weights per feature and type = durability + type_scale x type evidence.
 
     One multinomial model over {nothing durable} + types ranks windows by their best
@@ -130,7 +132,10 @@ def _two_part(x, y, bounds, offset, plan, prior=None):
     it whole. So the durability part is a logistic fit of durable vs not (the same
     weight for every type, like `all_types`), and the type part a multinomial fit
     among the durable windows only; their sum is still one weight per signal and type.
-    A signed signal (a counter-signal) carries durability only, so its sign holds."""
+    A signed signal (a counter-signal) carries durability only, so its sign holds.
+    `counts` weighs each row in the durability fit: knowledge in a --recall-only set (long
+    exchanges, where the platform filters what is sent) can count more than a one-off there
+    costs, since losing it is the error that matters."""
     import numpy as np
 
     from gate.fit.model import fit_weights
@@ -138,7 +143,7 @@ def _two_part(x, y, bounds, offset, plan, prior=None):
     types = len(plan.types)
     durable = np.asarray([1 if t else 0 for t in y])
     spread = offset.mean(axis=1, keepdims=True)  # fixed signals: their mean weight is durability
-    part_durable = fit_weights(x, durable, 1, l2=plan.l2, bounds=bounds, offset=spread)[:, 0]
+    part_durable = fit_weights(x, durable, 1, l2=plan.l2, bounds=bounds, offset=spread, sample_weight=counts)[:, 0]
     extract = [i for i, t in enumerate(y) if t]
     if not extract:
         return np.repeat(part_durable[:, None], types, axis=1)

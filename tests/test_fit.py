@@ -283,6 +283,21 @@ def test_a_row_weight_counts_that_row_more_in_the_fit():
     assert plain[0, 0] < -0.5 and weighted[0, 0] > 0.2
 
 
+def test_knowledge_of_a_type_no_signal_scores_is_durable_with_no_type_to_learn(workspace, tmp_path):
+    # The tiny rules weigh toward preference, decision and convention only; a handoff note
+    # (session_state) is still knowledge: the fit learns it as durable, and does not fail.
+    import shutil
+
+    folder = tmp_path / "fixtures"
+    shutil.copytree(workspace / "fixtures", folder)
+    notes = [_fx(f"state-{i}", f"eod: {area} half done on branch wip/{i}, next the retry path", "extract",
+                 "session_state") for i, area in enumerate(["billing", "search", "auth", "the cli"])]
+    (folder / "handoffs.yaml").write_text(yaml.safe_dump(notes, sort_keys=False), encoding="utf-8")
+    outcome = fit_revision(str(workspace / "rules.yaml"), [str(folder)], out_revision="s", folds=3)
+    assert outcome.report["self_check"]["differ"] == []
+    assert outcome.report["cv"]["balanced"]["fixtures"]["windows"] == outcome.report["fitted"]["fixtures"]["windows"]
+
+
 def test_recall_weight_is_recorded_and_raises_recall_only_knowledge(workspace):
     folder = workspace / "fixtures"
     last = sorted(folder.glob("*.yaml"))[-1]

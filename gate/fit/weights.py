@@ -62,7 +62,7 @@ def train(rows, plan: Plan) -> Weights:
     views = [r.levels[plan.level] for r in rows]
     keep = [i for i, v in enumerate(views) if not v.dropped]
     views = [views[i] for i in keep]
-    y = [0 if rows[i].target == NONE else 1 + plan.types.index(rows[i].target) for i in keep]
+    y = [_label(rows[i].target, plan.types) for i in keep]
     free = plan.free
     column = {s: j for j, s in enumerate(free)}
     x = np.zeros((len(views), len(free)))
@@ -107,6 +107,15 @@ def train(rows, plan: Plan) -> Weights:
     return Weights(signals, base, table)
 
 
+def _label(target: str, types) -> int:
+    """0 for nothing durable, 1.. for a type the rules score; knowledge of a type no signal
+    weighs toward (session_state, written by its own path) is durable with no type to learn:
+    len(types) + 1, which the type part leaves out."""
+    if target == NONE:
+        return 0
+    return 1 + types.index(target) if target in types else len(types) + 1
+
+
 def _type_prior(plan, column, bounds, width):
     """What the type part's penalty pulls toward: type_prior x each free signal's hand weights
     less their mean over the types (their type evidence, in type-part units); None for zero.
@@ -144,7 +153,7 @@ def _two_part(x, y, bounds, offset, plan, prior=None, counts=None):
     durable = np.asarray([1 if t else 0 for t in y])
     spread = offset.mean(axis=1, keepdims=True)  # fixed signals: their mean weight is durability
     part_durable = fit_weights(x, durable, 1, l2=plan.l2, bounds=bounds, offset=spread, sample_weight=counts)[:, 0]
-    extract = [i for i, t in enumerate(y) if t]
+    extract = [i for i, t in enumerate(y) if 0 < t <= types]
     if not extract:
         return np.repeat(part_durable[:, None], types, axis=1)
     type_bounds = [(None, None) if b == (None, None) else (0.0, 0.0) for b in bounds]

@@ -5,8 +5,9 @@ and has no per-type intercept, so the model is exactly that: logit(class) = x . 
 with a reference class at logit 0 ('nothing durable') or without one (the types alone).
 gate.fit.weights uses it twice: durable vs nothing durable, and type among the durable.
 The loss is the summed cross-entropy (each row's term times its weight, 1 unless
-given) plus an L2 penalty (strength `l2`) on every free weight. A signal marked `fit: {fixed: true}` adds its hand weights as a constant
-offset; `sign` bounds all of a feature's weights (a counter-signal stays one).
+given) plus an L2 penalty (strength `l2`) on every free weight. A signal marked
+`fit: {fixed: true}` adds its hand weights as a constant offset; `sign` bounds all of
+a feature's weights (a counter-signal stays one).
 
 scipy's L-BFGS-B (the solver scikit-learn's LogisticRegression uses) minimizes it,
 because scikit-learn's estimator cannot bound weights; it is deterministic.

@@ -30,9 +30,10 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     toward an operating point's recall but not its precision. Files in `holdout` are neither
     fitted nor cross-validated, even inside a `fixture_paths` folder: a blind set kept to score
     the fitted revision on afterwards (`gate eval`). `recall_weight`: how much a knowledge
-    window of a `recall_only` set counts in the durability fit (1: as any row). `spread`: cross-validate that
-    many more times, under fold seeds seed+1.., and report each score's range over all the
-    seeds (the written file does not change: the thresholds come from `seed`'s folds)."""
+    window of a `recall_only` set counts in the durability fit (1: as any row). `spread`:
+    cross-validate that many more times, under fold seeds seed+1.., and report each score's
+    range over all the seeds (the written file does not change: the thresholds come from
+    `seed`'s folds)."""
     from gate.engine.compiler import compile_revision
     from gate.evaluation.fixtures import fixture_files, load_fixtures
     from gate.fit import crossval, groups, operating, rows as mass, weights as wt

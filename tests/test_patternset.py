@@ -276,7 +276,7 @@ def test_a_group_is_scanned_as_sets_split_by_heat_and_answers_as_one_set():
     cold = [builder.add(rf"\bzebra{i}\b", FLAGS)[0] for i in range(PART_CUTS[0] + 8)]
     hot = [builder.add(pattern, FLAGS)[0] for pattern in (r"\bthe\b", r":", r"\bis\b")]
     sample = [f"the build is green: run {i}" for i in range(12)] + ["zebra3 grazes"]
-    scanner = builder.scanner(sample)
+    scanner = builder.scanner(lambda: sample)
     parts = scanner.parts["window"]
     assert len(parts) == 2 and sorted(i for part in parts for i in part) == list(scanner.groups["window"])
     assert {1 << i for i in parts[0][:3]} == set(hot)

@@ -208,7 +208,7 @@ def compile_revision(revision, *, prefilter: bool = True, timeout: float = DEFAU
                                sets=sets)
                   for r in revision.rules)
     return Classifier(revision, rules, scanner=literals.scanner() if literals is not None else None,
-                      sets=sets.scanner(example_texts(revision)) if sets is not None else None, optimize=optimize)
+                      sets=sets.scanner(lambda: example_texts(revision)) if sets is not None else None, optimize=optimize)
 
 
 def example_texts(revision) -> tuple:

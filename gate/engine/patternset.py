@@ -499,8 +499,9 @@ class SetBuilder:
             mask ^= low
         return max(pieces)[1] if pieces else 0
 
-    def scanner(self, sample=()) -> "SetScanner | None":
-        """`sample`: texts to measure each pattern's heat on (see PART_CUTS)."""
+    def scanner(self, sample=tuple) -> "SetScanner | None":
+        """`sample`: a function giving texts to measure each pattern's heat on (see PART_CUTS),
+        called only when a group's heat is not known yet."""
         if len(self.patterns) == 1:
             return None
         patterns = tuple(self.patterns)
@@ -510,36 +511,42 @@ class SetBuilder:
 
 def split_by_heat(patterns: tuple, groups: dict, sample) -> dict:
     """group -> its members as parts (tuples of pattern indices), hottest first, cut at
-    PART_CUTS; a group no larger than the first cut stays one set and is left out."""
-    texts = tuple(t for t in sample if len(t) <= SET_MAX and is_plain(t))
-    if _engine() is None or not texts:
+    PART_CUTS; a group no larger than the first cut stays one set and is left out.
+
+    A group's heat is kept with the pattern analysis (gate/engine/literals.py), keyed by its
+    patterns, so a revision loaded from the cache neither reads its examples nor scans them
+    again; the heat only orders the patterns, so two revisions with the same patterns may
+    share one order."""
+    if _engine() is None:
         return {}
+    texts = None
     out = {}
     for group, members in groups.items():
         if len(members) <= PART_CUTS[0]:
             continue
-        heat = _heat(tuple(patterns[i] for i in members), texts)
+        pieces = tuple(patterns[i] for i in members)
+        key = ("set_heat", hashlib.sha256("\0".join(pieces).encode("utf-8", "surrogatepass")).hexdigest(), 0)
+        heat = _MEMO.get(key)
+        if heat is None:
+            if texts is None:
+                texts = tuple(t for t in sample() if len(t) <= SET_MAX and is_plain(t))
+            heat = _MEMO[key] = _heat(pieces, texts)
         order = [members[k] for k in sorted(range(len(members)), key=lambda k: (-heat[k], k))]
         cuts = [0, *(c for c in PART_CUTS if c < len(order)), len(order)]
         out[group] = tuple(tuple(order[a:b]) for a, b in zip(cuts, cuts[1:]))
     return out
 
 
-def _heat(group: tuple, texts: tuple) -> tuple:
-    """How many of `texts` each pattern of `group` matches. Kept with the pattern analysis
-    (gate/engine/literals.py), so a revision loaded from the cache does not scan again."""
-    digest = hashlib.sha256("\0".join(group + ("",) + texts).encode("utf-8", "surrogatepass")).hexdigest()
-    key = ("set_heat", digest, 0)
-    if key not in _MEMO:
-        built = _build(group, tuple(1 << k for k in range(len(group))))
-        counts = [0] * len(group)
-        for text in texts:
-            hits = _scan(built, text) or 0
-            for k in range(len(group)):
-                if hits >> k & 1:
-                    counts[k] += 1
-        _MEMO[key] = tuple(counts)
-    return _MEMO[key]
+def _heat(pieces: tuple, texts: tuple) -> tuple:
+    """How many of `texts` each of `pieces` matches."""
+    built = _build(pieces, tuple(1 << k for k in range(len(pieces))))
+    counts = [0] * len(pieces)
+    for text in texts:
+        hits = _scan(built, text) or 0
+        for k in range(len(pieces)):
+            if hits >> k & 1:
+                counts[k] += 1
+    return tuple(counts)
 
 
 # Memoized with gate/engine/literals.py's results, so the compiled-revision cache keeps them

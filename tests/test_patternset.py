@@ -263,27 +263,3 @@ def test_stand_ins_are_the_same_whichever_way_the_text_is_read(text):
     expected = "".join(stand_in(ch) if ch >= "\x80" or ch == "\x0b" else ch for ch in text)
     assert with_stand_ins(text) == expected
     assert expected.isascii() and len(expected) == len(text)
-
-
-def test_a_group_is_scanned_as_sets_split_by_heat_and_answers_as_one_set():
-    """The patterns that match most of the sample share the first set; the parts together
-    answer exactly what the group's one set answers, and the split survives pickling."""
-    import pickle
-
-    from gate.engine.patternset import PART_CUTS
-
-    builder = SetBuilder()
-    cold = [builder.add(rf"\bzebra{i}\b", FLAGS)[0] for i in range(PART_CUTS[0] + 8)]
-    hot = [builder.add(pattern, FLAGS)[0] for pattern in (r"\bthe\b", r":", r"\bis\b")]
-    sample = [f"the build is green: run {i}" for i in range(12)] + ["zebra3 grazes"]
-    scanner = builder.scanner(lambda: sample)
-    parts = scanner.parts["window"]
-    assert len(parts) == 2 and sorted(i for part in parts for i in part) == list(scanner.groups["window"])
-    assert {1 << i for i in parts[0][:3]} == set(hot)
-    whole = SetScanner(scanner.patterns, scanner.groups, scanner.wide)
-    texts = ["the zebra5 is here: ok", "nothing", "zebra20 and zebra3", "caf\u00e9 zebra1 is", "the"]
-    for text in texts:
-        assert scanner.hits(text) == whole.hits(text), text
-    assert scanner.hits("the zebra5 is here: ok") == cold[5] | hot[0] | hot[1] | hot[2]
-    rebuilt = pickle.loads(pickle.dumps(scanner))
-    assert rebuilt.parts == scanner.parts and rebuilt.hits("zebra7 is") == cold[7] | hot[2]

@@ -208,16 +208,4 @@ def compile_revision(revision, *, prefilter: bool = True, timeout: float = DEFAU
                                sets=sets)
                   for r in revision.rules)
     return Classifier(revision, rules, scanner=literals.scanner() if literals is not None else None,
-                      sets=sets.scanner(lambda: example_texts(revision)) if sets is not None else None, optimize=optimize)
-
-
-def example_texts(revision) -> tuple:
-    """The text of every turn of every rule's examples, in file order: the sample the pattern
-    sets measure each pattern's heat on (gate/engine/patternset.py, PART_CUTS)."""
-    from gate.engine.window import normalize_window
-
-    texts = []
-    for rule in revision.rules:
-        for example in (*rule.examples.match, *rule.examples.no_match):
-            texts += [turn.text for turn in normalize_window(example) if turn.text]
-    return tuple(texts)
+                      sets=sets.scanner() if sets is not None else None, optimize=optimize)

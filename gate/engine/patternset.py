@@ -39,12 +39,11 @@ matches. On one stripped line alone the line form is the pattern itself, so its
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 import warnings
 
-from gate.engine.literals import _GROUP_REFERENCE, _MEMO, _POSIX_CLASS, _REGEX_ONLY, _c, _memoized, _sre_parse
+from gate.engine.literals import _GROUP_REFERENCE, _POSIX_CLASS, _REGEX_ONLY, _c, _memoized, _sre_parse
 
 _UNLOADED = object()
 _re2 = _UNLOADED  # the google-re2 module, imported on first need: a one-window hook never needs it
@@ -78,14 +77,6 @@ _SET_MEMORY = 64 << 20
 # only their text), what tool_io asks of the tool calls and results. Each is a set
 # of its own: a text is scanned only for what the rules that read it need, and a
 # smaller set's DFA stays in the CPU's caches (a set's scan slows faster than it grows).
-# A group is scanned as several sets: its patterns ordered by heat (how many texts of a
-# sample each matches: the revision's own examples) and cut at these sizes, the hottest 16,
-# the next 16, the next 32, the rest. A pattern that matches nearly every text (a line end, a
-# colon, "the ... is") keeps partial matches alive at every position, which multiplies the DFA
-# states of every pattern in its set, and RE2 builds states for each text it has not seen:
-# most of a scan's cost. Kept apart, v2.17's benchmark windows take 0.63x the instructions and
-# v2.3's 0.81x (valgrind); cut at 10/40, 8/16/32/64 or 24/48/96, v2.17 read 0.64x to 0.68x.
-PART_CUTS = (16, 32, 64)
 
 
 def window_group(role: str) -> str:
@@ -499,54 +490,11 @@ class SetBuilder:
             mask ^= low
         return max(pieces)[1] if pieces else 0
 
-    def scanner(self, sample=tuple) -> "SetScanner | None":
-        """`sample`: a function giving texts to measure each pattern's heat on (see PART_CUTS),
-        called only when a group's heat is not known yet."""
+    def scanner(self) -> "SetScanner | None":
         if len(self.patterns) == 1:
             return None
-        patterns = tuple(self.patterns)
         groups = {group: tuple(sorted(members)) for group, members in self.groups.items()}
-        return SetScanner(patterns, groups, tuple(self.wide), split_by_heat(patterns, groups, sample))
-
-
-def split_by_heat(patterns: tuple, groups: dict, sample) -> dict:
-    """group -> its members as parts (tuples of pattern indices), hottest first, cut at
-    PART_CUTS; a group no larger than the first cut stays one set and is left out.
-
-    A group's heat is kept with the pattern analysis (gate/engine/literals.py), keyed by its
-    patterns, so a revision loaded from the cache neither reads its examples nor scans them
-    again; the heat only orders the patterns, so two revisions with the same patterns may
-    share one order."""
-    if _engine() is None:
-        return {}
-    texts = None
-    out = {}
-    for group, members in groups.items():
-        if len(members) <= PART_CUTS[0]:
-            continue
-        pieces = tuple(patterns[i] for i in members)
-        key = ("set_heat", hashlib.sha256("\0".join(pieces).encode("utf-8", "surrogatepass")).hexdigest(), 0)
-        heat = _MEMO.get(key)
-        if heat is None:
-            if texts is None:
-                texts = tuple(t for t in sample() if len(t) <= SET_MAX and is_plain(t))
-            heat = _MEMO[key] = _heat(pieces, texts)
-        order = [members[k] for k in sorted(range(len(members)), key=lambda k: (-heat[k], k))]
-        cuts = [0, *(c for c in PART_CUTS if c < len(order)), len(order)]
-        out[group] = tuple(tuple(order[a:b]) for a, b in zip(cuts, cuts[1:]))
-    return out
-
-
-def _heat(pieces: tuple, texts: tuple) -> tuple:
-    """How many of `texts` each of `pieces` matches."""
-    built = _build(pieces, tuple(1 << k for k in range(len(pieces))))
-    counts = [0] * len(pieces)
-    for text in texts:
-        hits = _scan(built, text) or 0
-        for k in range(len(pieces)):
-            if hits >> k & 1:
-                counts[k] += 1
-    return tuple(counts)
+        return SetScanner(tuple(self.patterns), groups, tuple(self.wide))
 
 
 # Memoized with gate/engine/literals.py's results, so the compiled-revision cache keeps them
@@ -648,18 +596,17 @@ class SetScanner:
     reports nothing at all failed (RE2 gives up when its DFA memory runs out) and
     answers None rather than "no pattern matches"."""
 
-    __slots__ = ("patterns", "groups", "wide", "parts", "_built", "_wide")
+    __slots__ = ("patterns", "groups", "wide", "_built", "_wide")
 
-    def __init__(self, patterns: tuple, groups: dict, wide: tuple = (), parts: dict | None = None):
+    def __init__(self, patterns: tuple, groups: dict, wide: tuple = ()):
         self.patterns, self.groups, self.wide = patterns, groups, wide or (None,) * len(patterns)
-        self.parts = parts or {}  # group -> its members as several sets (split_by_heat); else one set
-        self._built = {}  # group -> ((match, wants bytes, sentinel, bits), ...), or False when re2 is missing
+        self._built = {}  # group -> (match, wants bytes, sentinel, bits), or False when re2 is missing
         # group -> (the plain bits that hold for the wide form, the set of the other wide forms
         # or None, the bits that count as hit), built when text that is not plain first comes
         self._wide = {}
 
     def __reduce__(self):
-        return SetScanner, (self.patterns, self.groups, self.wide, self.parts)
+        return SetScanner, (self.patterns, self.groups, self.wide)
 
     @property
     def built(self) -> bool:
@@ -676,19 +623,10 @@ class SetScanner:
     def _scan(self, text: str, group: str) -> int | None:
         built = self._built.get(group)
         if built is None:
-            parts = self.parts.get(group) or (self.groups.get(group, ()),)
-            built = self._built[group] = tuple(
-                _build(tuple(self.patterns[i] for i in part), tuple(1 << i for i in part))
-                for part in parts) if _engine() is not None else False
-        if not built:
-            return None
-        hits = 0
-        for part in built:
-            found = _scan(part, text)
-            if found is None:
-                return None
-            hits |= found
-        return hits
+            members = self.groups.get(group, ())
+            built = self._built[group] = _build(tuple(self.patterns[i] for i in members),
+                                                tuple(1 << i for i in members)) if _engine() is not None else False
+        return _scan(built, text) if built else None
 
     def _wide_hits(self, text: str, group: str) -> int | None:
         wide = self._wide.get(group)

@@ -283,9 +283,9 @@ def test_a_row_weight_counts_that_row_more_in_the_fit():
     assert plain[0, 0] < -0.5 and weighted[0, 0] > 0.2
 
 
-def test_knowledge_of_a_type_no_signal_scores_is_durable_with_no_type_to_learn(workspace, tmp_path):
+def test_knowledge_of_a_type_no_signal_scores_is_fitted_and_cross_validated_without_error(workspace, tmp_path):
     # The tiny rules weigh toward preference, decision and convention only; a handoff note
-    # (session_state) is still knowledge: the fit learns it as durable, and does not fail.
+    # (session_state) is still knowledge: the fit takes every such window as a row, and does not fail.
     import shutil
 
     folder = tmp_path / "fixtures"

@@ -240,6 +240,16 @@ def test_holding_out_every_file_is_a_one_line_error(workspace):
     assert len(result.output.strip().splitlines()) == 1
 
 
+def test_a_recall_weight_without_a_recall_only_set_is_a_one_line_error(workspace):
+    out = workspace / "weighted.yaml"
+    result = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures", str(workspace / "fixtures"),
+                                       "--recall-weight", "4", "--out", str(out), "--quiet"])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "--recall-weight" in result.output and "--recall-only" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert not out.exists()
+
+
 def test_operating_points_choose_the_loosest_threshold_that_keeps_the_promise():
     from gate.fit.operating import Scored, choose_threshold
 

@@ -51,6 +51,9 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     classifier = compile_revision(revision)
     if folds < 2:
         raise GateError(Problem("--folds", f"needs at least 2 folds, got {folds}"))
+    if recall_weight != 1.0 and not recall_only:  # it weighs only recall-only rows: alone it would change nothing
+        raise GateError(Problem("--recall-weight", "weighs the knowledge windows of --recall-only sets, "
+                                                   "and none is named: add --recall-only PATH or drop it"))
 
     fixture_paths = list(dict.fromkeys(list(fixture_paths) + list(recall_only)))
     # A file reached through two paths (a --recall-only file inside a --fixtures folder) is read

@@ -52,6 +52,7 @@ def windows():
     return fixture_windows() + typical + large + not_plain + scrambled + hostile_windows()
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("rules", RULES, ids=[os.path.basename(r) for r in RULES])
 def test_optimized_decisions_equal_unoptimized(rules, windows, tmp_path, monkeypatch):
     revision = load_revision(rules)

@@ -75,6 +75,7 @@ def texts():
     return [t for t in out if is_plain(t) and len(t) <= SET_MAX]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("rules", RULES, ids=[Path(r).name for r in RULES])
 def test_set_answers_agree_with_regex(rules, texts):
     builder, entries = revision_set(rules)

@@ -250,6 +250,27 @@ def test_a_recall_weight_without_a_recall_only_set_is_a_one_line_error(workspace
     assert not out.exists()
 
 
+def test_an_output_path_that_cannot_be_written_is_a_one_line_error_before_the_fit(workspace, tmp_path):
+    blocker = tmp_path / "taken"
+    blocker.write_text("a file where a folder should be", encoding="utf-8")
+    for option in ("--out", "--report"):
+        result = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures",
+                                           str(workspace / "fixtures"), option, str(blocker / "v2.yaml")])
+        assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+        assert "taken/v2.yaml" in result.output and "cannot make its folder" in result.output
+        assert "training windows" not in result.output  # said before the fit began (no fold reported)
+        assert len(result.output.strip().splitlines()) == 1
+    assert blocker.read_text(encoding="utf-8") == "a file where a folder should be"
+
+
+def test_a_report_in_a_new_folder_is_written_there(workspace, tmp_path):
+    report = tmp_path / "reports" / "fit" / "v2.json"
+    result = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures", str(workspace / "fixtures"),
+                                       "--report", str(report), "--folds", "3", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(report.read_text(encoding="utf-8"))["cv"]
+
+
 def test_operating_points_choose_the_loosest_threshold_that_keeps_the_promise():
     from gate.fit.operating import Scored, choose_threshold
 

@@ -66,6 +66,9 @@ def fit(rules_path, fixture_paths, recall_only, holdout, out_path, revision_name
         raise SystemExit(EXIT_BAD_INPUT)
     if out_path and os.path.abspath(out_path) == os.path.abspath(rules_path):
         fail(GateError(Problem(out_path, "--out must be a new file: a fit never overwrites the revision it starts from")))
+    for path in (out_path, report_path):  # before the fit's minutes of work, not after them
+        if path:
+            _check_writable(path, fail, GateError, Problem)
     name = revision_name or (os.path.splitext(os.path.basename(out_path))[0] if out_path else None)
     from gate.fit.report import render
     from gate.fit.run import fit_revision
@@ -78,15 +81,29 @@ def fit(rules_path, fixture_paths, recall_only, holdout, out_path, revision_name
                                type_l2=type_l2, recall_weight=recall_weight, spread=spread, progress=progress)
     except GateError as exc:
         fail(exc)
-    if out_path:
-        _write(out_path, outcome.text)
-    if report_path:
-        _write(report_path, render(outcome.report, "json"))
+    try:
+        if out_path:
+            _write(out_path, outcome.text)
+        if report_path:
+            _write(report_path, render(outcome.report, "json"))
+    except OSError as exc:
+        fail(GateError(Problem(exc.filename or out_path or report_path, f"cannot write: {exc.strerror or exc}")))
     click.echo(render(outcome.report, fmt), nl=False)
     if out_path and not quiet:
         click.echo(f"gate fit: wrote {out_path}", err=True)
     if outcome.report["self_check"]["differ"]:
         raise SystemExit(1)  # the written file does not decide as the fit computed: a bug, say so loudly
+
+
+def _check_writable(path: str, fail, GateError, Problem) -> None:
+    """The file's folder exists (made, as `gate eval --report` makes it) and takes a new file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        fail(GateError(Problem(path, f"cannot make its folder: {exc.strerror or exc}")))
+    if os.path.isdir(path) or not os.access(directory, os.W_OK | os.X_OK):
+        fail(GateError(Problem(path, "is a folder, not a file" if os.path.isdir(path) else "its folder is not writable")))
 
 
 def _write(path: str, text: str) -> None:

@@ -89,6 +89,13 @@ CASES = [
     ("threshold for a level that is missing",
      edit("aggressive: 2}", "aggressive: 2, reckless: 1}"),
      ("reckless", 0, 0), ["'reckless' is not a level"]),
+    # an operating point is one of two promises: the message names the one written, or both
+    ("operating point out of range",
+     edit("aggressive: 2}\n", "aggressive: 2}\n  operating_points: {balanced: {min_flag_precision: 1.5}}\n"),
+     ("1.5", 0, 0), ["min_flag_precision must be <= 1", "1.5"]),
+    ("operating point of no known kind",
+     edit("aggressive: 2}\n", "aggressive: 2}\n  operating_points: {balanced: {min_recall: 0.9}}\n"),
+     ("min_recall", 0, 0), ["unknown key 'min_recall'", "min_extract_recall", "min_flag_precision"]),
 ]
 
 

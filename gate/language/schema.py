@@ -45,13 +45,42 @@ def _leaf_errors(errors):
         if error.validator in ("oneOf", "anyOf") and error.context:
             import jsonschema
 
-            best = jsonschema.exceptions.best_match(error.context)
+            meant = _meant_branch(error.context)
+            best = jsonschema.exceptions.best_match(meant or error.context)
+            if meant is None and best is not None and best.validator == "additionalProperties":
+                best = _with_every_branchs_keys(best, error.context)
             # best_match picks the branch that got furthest; when every branch
             # failed only on type, the parent message is the clearer one.
             if best is not None and best.validator != "type":
                 yield from _leaf_errors([best])
                 continue
         yield error
+
+
+def _meant_branch(errors) -> list | None:
+    """The errors of the one branch the value was written for, when exactly one branch takes
+    its keys and its kind (no unknown key, no missing field, no wrong type at its root): a
+    `min_flag_precision: 1.5` is too large, not an unknown key of the recall branch."""
+    branches = {}
+    for error in errors:
+        branches.setdefault(error.relative_schema_path[0], []).append(error)
+    meant = [found for found in branches.values()
+             if not any(not e.relative_path and e.validator in ("additionalProperties", "required", "type")
+                        for e in found)]
+    return meant[0] if len(meant) == 1 else None
+
+
+def _with_every_branchs_keys(error, errors):
+    """An unknown key no branch takes: the message lists the keys of every branch, not one's."""
+    import copy
+
+    keys = {}
+    for other in errors:
+        if other.validator == "additionalProperties" and other.relative_path == error.relative_path:
+            keys.update(other.schema.get("properties", {}))
+    error = copy.copy(error)
+    error.schema = {**error.schema, "properties": keys}
+    return error
 
 
 def _field(path) -> str:

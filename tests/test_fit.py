@@ -271,6 +271,38 @@ def test_a_report_in_a_new_folder_is_written_there(workspace, tmp_path):
     assert json.loads(report.read_text(encoding="utf-8"))["cv"]
 
 
+@pytest.mark.parametrize("contents, expected", [
+    (None, "holds no fixture files"),  # a folder with no YAML in it
+    ("", "holds no fixtures"),  # a file with nothing in it
+    ("only excludes", "hold no knowledge (label extract)"),
+])
+def test_fixtures_a_fit_cannot_learn_from_are_a_one_line_error(workspace, tmp_path, contents, expected):
+    path = tmp_path / "given"
+    if contents is None:
+        path.mkdir()
+    elif contents == "only excludes":
+        path.mkdir()
+        for source in sorted((workspace / "fixtures").glob("*.yaml")):
+            windows = [f for f in yaml.safe_load(source.read_text(encoding="utf-8")) if f["label"] != "extract"]
+            (path / source.name).write_text(yaml.safe_dump(windows, sort_keys=False), encoding="utf-8")
+    else:
+        path = tmp_path / "given.yaml"
+        path.write_text(contents, encoding="utf-8")
+    result = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures", str(path), "--quiet",
+                                       "--lexicon", "8", "--folds", "3"])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert expected in result.output and str(path) in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_lexicon_no_term_qualifies_for_is_not_written_and_the_fit_says_so(workspace):
+    outcome = fit_revision(str(workspace / "rules.yaml"), [str(workspace / "fixtures")], out_revision="n", folds=3,
+                           lexicon=8, min_df=1000)
+    assert outcome.report["fitted"]["lexicon"] == {"terms": 0, "limit": 8, "min_df": 1000}
+    assert "lexicon:" not in outcome.text.split("\nfitted:")[0]  # no lexicon signal among the rules
+    assert outcome.report["self_check"]["differ"] == []
+
+
 def test_operating_points_choose_the_loosest_threshold_that_keeps_the_promise():
     from gate.fit.operating import Scored, choose_threshold
 

@@ -59,6 +59,9 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     # A file reached through two paths (a --recall-only file inside a --fixtures folder) is read
     # once, and belongs to its --recall-only set: that is the more specific thing said about it.
     files_of = {path: [os.path.normpath(f) for f in fixture_files([path])] for path in fixture_paths}
+    for path, names in files_of.items():
+        if not names:
+            raise GateError(Problem(str(path), "holds no fixture files (*.yaml, *.yml)"))
     dataset_of_file = {}
     reached = {name for names in files_of.values() for name in names}
     held_out = set()
@@ -75,6 +78,8 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     if not dataset_of_file:
         raise GateError(Problem(str(fixture_paths[0]), "every fixture file is held out: nothing left to fit on"))
     fixtures = load_fixtures(sorted(dataset_of_file))
+    if not fixtures:
+        raise GateError(Problem(str(fixture_paths[0]), "holds no fixtures: nothing to fit on"))
     datasets = [dataset_of_file.get(f.file, _dataset_name(f.file)) for f in fixtures]
     group_keys = groups.groups(fixtures)
     if len(set(group_keys)) < 2:
@@ -89,6 +94,7 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
                            lexicon_signal=existing["id"] if existing else None,
                            lexicon_role=existing["role"] if existing else "user",
                            recall_only=frozenset(_dataset_name(p) for p in recall_only))
+    _require_both_kinds(rows, revision.default_level, fixture_paths)
     types = classifier.types
     plan = wt.Plan(
         types=types,
@@ -156,7 +162,8 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     if holdout:  # what the weights never saw, so that a later score on it can be called blind
         fitted["held_out"] = sorted(_dataset_name(p) for p in holdout)
     if lexicon_id is not None:
-        fitted["lexicon"] = {"terms": len(final.terms), "limit": lexicon_block["limit"], "min_df": min_df}
+        fitted["lexicon"] = {"terms": len(final.terms), "limit": lexicon_block["limit"] if lexicon_block else lexicon,
+                             "min_df": min_df}
     fitted["thresholds"] = "chosen per operating point on cross-validated scores"
     fitted["cv"] = {lv: {name: _compact(cell) for name, cell in by_subset.items()} for lv, by_subset in table.items()}
     new_text = rewrite(text, revision=out_revision,
@@ -261,3 +268,14 @@ def self_check(text: str, rows, scored, thresholds) -> dict:
                 differ.append({"fixture": row.fixture.id, "level": level, "file": (d.action, d.type),
                                "fit": decide(s, thresholds[level])})
     return {"policy": revision.policy, "decisions": sum(len(v) for v in scored.values()), "differ": differ}
+
+
+def _require_both_kinds(rows, level: str, paths) -> None:
+    """Weights are learned from the difference between knowledge and the rest: a fit on one
+    kind alone would learn a constant, and cross-validate nothing."""
+    kept = [row for row in rows if not row.levels[level].dropped]
+    knowledge = sum(1 for row in kept if row.fixture.label == "extract")
+    if not knowledge or knowledge == len(kept):
+        missing = "knowledge (label extract)" if not knowledge else "anything but knowledge (exclude, or drop)"
+        raise GateError(Problem(str(paths[0]), f"the {len(kept)} windows the drop half keeps hold no {missing}: "
+                                               "a fit learns from the difference between the two"))

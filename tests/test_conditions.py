@@ -132,6 +132,21 @@ def test_line_share_ignore_lines_count_neither_way():
     assert not fires(lead_in, "Latest from the training log:")  # nothing left to judge
 
 
+def test_line_share_miss_lines_count_as_lines_that_do_not_match():
+    sentence = r"^(?>[^\n]*?\b(?:the|so|we|to|of|is)\b){3}"
+    frame = "Epoch 1 loss 0.5"
+    prose = "the epoch 9 checkpoint is the one we ship, loss 0.31"  # matches the pattern, reads as a sentence
+    plain = {"line_share": {**HB_LINE, "min_share": 0.6}}
+    guarded = {"line_share": {**HB_LINE, "min_share": 0.6, "miss": sentence}}
+    assert fires(plain, prose) and not fires(guarded, prose)  # one line of one, until it reads as a sentence
+    assert fires(guarded, f"{frame}\nEpoch 2 loss 0.4")  # frames still count
+    # a miss line still counts as a line (unlike ignore): 1 frame of 2 lines is below 0.6
+    assert not fires(guarded, f"{frame}\n{prose}")
+    assert fires({"line_share": {**HB_LINE, "min_share": 0.6, "ignore": sentence}}, f"{frame}\n{prose}")
+    # with max_share, a miss line lowers the share
+    assert fires({"line_share": {**HB_LINE, "max_share": 0.0, "miss": sentence}}, prose)
+
+
 def test_line_share_is_per_turn_at_turn_scope():
     window = [assistant(HEARTBEAT), user(FACT)]
     condition = {"line_share": {**HB_LINE, "min_share": 0.6}}

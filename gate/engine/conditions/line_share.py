@@ -3,7 +3,10 @@
 The shape of a heartbeat turn: most of its lines are progress lines. A turn
 with one progress line and a paragraph of reasoning is not a heartbeat.
 Lines matching `ignore` (a lead-in such as "Latest from the log:") count
-neither way, so an introduction does not hide the frame it introduces.
+neither way, so an introduction does not hide the frame it introduces. Lines
+matching `miss` never count as matching, whatever the pattern finds in them: a
+line that reads as a sentence is a person's, even with "1.2GB/s" or "step 3/5"
+in it. It is searched only on lines the pattern matched.
 """
 
 from gate.engine.conditions.context import search_branches
@@ -12,12 +15,13 @@ KIND = "line_share"
 
 
 class LineShare:
-    __slots__ = ("pattern", "keywords", "ignore", "low", "high", "min_lines", "timeout", "required_keywords",
+    __slots__ = ("pattern", "keywords", "ignore", "miss", "low", "high", "min_lines", "timeout", "required_keywords",
                  "mask", "keyword_mask", "ignore_mask", "branches", "gate", "ignore_gate")
 
     def __init__(self, pattern, keywords, ignore, low, high, min_lines, timeout, mask=0, keyword_mask=0,
-                 ignore_mask=0, branches=(), gate=None, ignore_gate=None):
+                 ignore_mask=0, branches=(), gate=None, ignore_gate=None, miss=None):
         self.pattern, self.keywords, self.ignore, self.timeout = pattern, keywords, ignore, timeout
+        self.miss = miss
         self.low, self.high, self.min_lines = low, high, min_lines
         self.required_keywords = keywords if low > 0 else None
         # prefilter bits (gate/engine/prefilter.py): a line without any of `mask` cannot match the
@@ -50,8 +54,8 @@ class LineShare:
             return False
         if self._keywords_absent(subject):
             return self.low <= 0
-        search = self.pattern.search
-        hits = sum(1 for line in lines if search(line, timeout=self.timeout) is not None)
+        search, missed = self.pattern.search, self._missed
+        hits = sum(1 for line in lines if search(line, timeout=self.timeout) is not None and not missed(line))
         share = hits / len(lines)
         return self.low <= share <= self.high
 
@@ -80,8 +84,8 @@ class LineShare:
             return False
         if self.gate.keywords and not hits & self.gate.keywords:
             return self.low <= 0  # the leaf's keywords are nowhere in the text
-        matches = self.gate.pattern_matches
-        return self._share_within(keep, lambda i: matches(line_hits[i], lines[i], timeout))
+        matches, missed = self.gate.pattern_matches, self._missed
+        return self._share_within(keep, lambda i: matches(line_hits[i], lines[i], timeout) and not missed(lines[i]))
 
     def _by_line(self, subject, lines) -> bool:
         """The same judgement, with each line's regex run only when its literals are in it."""
@@ -100,14 +104,19 @@ class LineShare:
             return False
         if self._keywords_absent(subject):
             return self.low <= 0
-        mask = self.mask
+        mask, missed = self.mask, self._missed
         branches = self.branches or (((mask,) if mask else (), self.pattern),)
 
         def hit(i) -> bool:
             found = masks[i]
-            return not (mask and not found & mask) and search_branches(branches, found, lines[i], timeout)
+            return (not (mask and not found & mask) and search_branches(branches, found, lines[i], timeout)
+                    and not missed(lines[i]))
 
         return self._share_within(keep, hit)
+
+    def _missed(self, line: str) -> bool:
+        """A line `miss` matches, which never counts as matching (asked only of lines that do)."""
+        return self.miss is not None and self.miss.search(line, timeout=self.timeout) is not None
 
     def _share_within(self, keep, hit) -> bool:
         """Whether the share of `keep` (line indexes) for which `hit(i)` holds is within bounds."""
@@ -131,10 +140,11 @@ class LineShare:
 
 def compile(spec, ctx, path):
     ignore = ctx.regex({"pattern": spec["ignore"]}, path + ("ignore",)) if "ignore" in spec else None
+    miss = ctx.regex({"pattern": spec["miss"]}, path + ("miss",)) if "miss" in spec else None
     pattern, keywords = ctx.regex(spec, path), ctx.keywords(spec, path)
     branches = ctx.branches(pattern)
     return LineShare(pattern, keywords, ignore, spec.get("min_share", 0.0), spec.get("max_share", 1.0),
                      spec.get("min_lines", 1), ctx.timeout, ctx.derived_mask(pattern), ctx.keyword_mask(keywords),
                      ctx.derived_mask(ignore) if ignore is not None else 0, branches,
                      ctx.set_gate(pattern, keywords, lines=True, branches=branches),
-                     ctx.set_gate(ignore, None, lines=True) if ignore is not None else None)
+                     ctx.set_gate(ignore, None, lines=True) if ignore is not None else None, miss)

@@ -67,8 +67,9 @@ def fit(rules_path, fixture_paths, recall_only, holdout, out_path, revision_name
     if out_path and os.path.abspath(out_path) == os.path.abspath(rules_path):
         fail(GateError(Problem(out_path, "--out must be a new file: a fit never overwrites the revision it starts from")))
     for path in (out_path, report_path):  # before the fit's minutes of work, not after them
-        if path:
-            _check_writable(path, fail, GateError, Problem)
+        problem = _unwritable(path) if path else None
+        if problem:
+            fail(GateError(Problem(path, problem)))
     name = revision_name or (os.path.splitext(os.path.basename(out_path))[0] if out_path else None)
     from gate.fit.report import render
     from gate.fit.run import fit_revision
@@ -95,15 +96,16 @@ def fit(rules_path, fixture_paths, recall_only, holdout, out_path, revision_name
         raise SystemExit(1)  # the written file does not decide as the fit computed: a bug, say so loudly
 
 
-def _check_writable(path: str, fail, GateError, Problem) -> None:
-    """The file's folder exists (made, as `gate eval --report` makes it) and takes a new file."""
+def _unwritable(path: str) -> str | None:
+    """Why `path` cannot take the file, or None; its folder is made, as `gate eval --report` makes it."""
     directory = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(directory, exist_ok=True)
     except OSError as exc:
-        fail(GateError(Problem(path, f"cannot make its folder: {exc.strerror or exc}")))
-    if os.path.isdir(path) or not os.access(directory, os.W_OK | os.X_OK):
-        fail(GateError(Problem(path, "is a folder, not a file" if os.path.isdir(path) else "its folder is not writable")))
+        return f"cannot make its folder: {exc.strerror or exc}"
+    if os.path.isdir(path):
+        return "is a folder, not a file"
+    return None if os.access(directory, os.W_OK | os.X_OK) else "its folder is not writable"
 
 
 def _write(path: str, text: str) -> None:

@@ -160,6 +160,16 @@ def test_non_ascii_text_is_kept(classify):
     assert decisions[0]["payload"][0]["content"] == "I prefer café au lait, 日本語 too"
 
 
+@pytest.mark.parametrize("make_source, reason", [
+    (lambda tmp: tmp / "missing.jsonl", "No such file or directory"),
+    (lambda tmp: tmp, "Is a directory"),
+])
+def test_a_source_that_cannot_be_read_is_a_one_line_error(classify, tmp_path, make_source, reason):
+    code, decisions, stderr = classify("", str(make_source(tmp_path)))
+    assert code == 2 and decisions == []
+    assert stderr.strip().splitlines() == [f"{make_source(tmp_path)}: cannot read windows: {reason}"]
+
+
 def test_hostile_windows_through_the_cli(classify):
     items = [None, 42, "I prefer tabs", {"role": "user", "content": "I prefer tabs"}, [1, None, "x"],
              [{"role": "user", "content": [{"type": "tool_use"}]}], {"window": "not a list"}, {"window": None}]

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from gate.cli.common import fail, newest_rules
+from gate.cli.common import EXIT_BAD_INPUT, fail, newest_rules
 
 
 @click.command()
@@ -41,7 +41,11 @@ def classify(rules_path, level, track_shapes, no_cache, jobs, source) -> None:
     for std, errors in ((sys.stdin, "surrogateescape"), (sys.stdout, "replace")):
         if hasattr(std, "reconfigure"):
             std.reconfigure(encoding="utf-8", errors=errors)
-    stream = sys.stdin if source == "-" else open(source, encoding="utf-8", errors="surrogateescape")
+    try:
+        stream = sys.stdin if source == "-" else open(source, encoding="utf-8", errors="surrogateescape")
+    except OSError as exc:
+        click.echo(f"{source}: cannot read windows: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     with stream:
         if jobs > 1:
             bad = classify_parallel(classifier, stream, sys.stdout, jobs=jobs, level=level, source=source)

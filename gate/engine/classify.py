@@ -95,7 +95,7 @@ class Classifier:
             return self._decision("drop", level, rule=None, trace=("empty window",), shape=shape)
 
         trace = list(cut)
-        stripped = {}
+        stripped, trimmed = {}, {}
         for turn in turns:
             subject = make((turn,), recent, window=whole) if len(turns) > 1 else whole
             hits, found = subject.set_hits("turn"), None
@@ -118,9 +118,20 @@ class Classifier:
                     if not found & rule.mask:
                         continue
                 if _fires(rule, subject):
-                    stripped[turn.index] = rule.id
-                    trace.append(f"turn {turn.index} ({turn.role}) stripped by {rule.id}")
+                    # the person's own turn, with a line they wrote: only the lines that counted go
+                    rest = _spared(rule, turn.text) if rule.cut_lines is not None and turn.role == "user" else None
+                    if rest is not None:
+                        trimmed[turn.index] = dataclasses.replace(turn, text=rest)
+                        trace.append(f"turn {turn.index} ({turn.role}): lines cut out by {rule.id}, "
+                                     "the person's kept")
+                    else:
+                        stripped[turn.index] = rule.id
+                        trace.append(f"turn {turn.index} ({turn.role}) stripped by {rule.id}")
                     break
+        if trimmed:  # judged from here on as what is left of them (their parts share the window's)
+            turns = tuple(trimmed.get(t.index, t) for t in turns)
+            whole = make(turns, recent, scanner=self.scanner, sets=self.sets if self._judged > 1 else None)
+            shape = whole.window_shape
         kept = tuple(t for t in turns if t.index not in stripped)
         if not kept:
             first = stripped[turns[0].index]
@@ -253,6 +264,13 @@ def _cut_spans(turns, spans):
         else:
             trace.append(f"turn {turn.index} ({turn.role}) stripped by {by}: nothing left once cut")
     return tuple(out), trace, first
+
+
+def _spared(rule, text: str):
+    try:
+        return rule.cut_lines.spared(text)
+    except TimeoutError:
+        raise RuleTimeout(rule.id) from None
 
 
 def _fires(rule, subject) -> bool:

@@ -54,6 +54,9 @@ class CompiledRule:
     # the first characters of span_literals when each is ASCII punctuation, which lowercasing
     # leaves alone: a turn without any of them holds none of the literals, found without folding
     span_marks: frozenset | None = None
+    # turn rules whose `when` is a line_share with `spare`: that leaf, which cuts only the lines
+    # that counted out of a turn where a person wrote, instead of the whole turn
+    cut_lines: object = None
 
     def fires(self, subject) -> bool:
         if self.set_mask:
@@ -93,6 +96,7 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
     when = compile_condition(rule.when, ctx, rule.path + ("when",))
     unless = tuple(compile_condition(c, ctx, rule.path + ("unless", i)) for i, c in enumerate(rule.unless))
     is_signal = isinstance(rule, Signal)
+    cut_lines = _cut_lines(rule, when, is_signal, ctx)
     required_keywords = when.required_keywords if prefilter else None
     span = _span_regex(rule, revision, ctx) if rule.scope == "span" and not is_signal else None
     span_literals = required(span.pattern, span.flags) if span is not None and literals is not None else None
@@ -110,7 +114,36 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         span=span,
         span_literals=span_literals,
         span_marks=_first_marks(span_literals),
+        cut_lines=cut_lines,
     )
+
+
+def _cut_lines(rule, when, is_signal, ctx):
+    """The line_share leaf that cuts lines instead of the turn, when the rule has one. `spare`
+    means something only where a firing rule takes a turn: a turn rule's whole `when`."""
+    top = isinstance(rule.when, dict) and len(rule.when) == 1 and isinstance(rule.when.get("line_share"), dict)
+    if top and "spare" in rule.when["line_share"]:
+        if is_signal or rule.scope != "turn":
+            raise ctx.fail(rule.path + ("when", "line_share", "spare"),
+                           "spare cuts lines out of a turn a drop rule takes; only a turn-scope drop rule has one")
+        return when
+    for path in _spare_paths(rule.when, ("when",)):
+        raise ctx.fail(rule.path + path, "spare belongs to a line_share that is a turn rule's whole when, "
+                                         "not one inside all/any/not")
+    return None
+
+
+def _spare_paths(spec, path):
+    """Where `spare` sits in a condition tree (under a line_share)."""
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            if key == "spare" and path and path[-1] == "line_share":
+                yield path + (key,)
+            else:
+                yield from _spare_paths(value, path + (key,))
+    elif isinstance(spec, list):
+        for i, value in enumerate(spec):
+            yield from _spare_paths(value, path + (i,))
 
 
 def _first_marks(literals) -> frozenset | None:

@@ -1,0 +1,87 @@
+"""line_share's `spare`: a turn rule that fires on a person's turn cuts only the lines that
+counted when a line of the person's own is left (a question above pasted log lines), instead of
+taking the whole turn with their words (v2.22)."""
+
+from __future__ import annotations
+
+import pytest
+
+from enginekit import assistant, classifier, contents, drop_rule, revision_doc, signal, user, write_rules
+from gate.evaluation.lint import lint_file
+from gate.language.errors import GateError
+
+LOG_LINE = r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d|^(?-i:ERROR|WARN|INFO)\b"
+SENTENCE = r"^(?>[^\n]*?\b(?:the|is|we|to|of|so|never|it)\b){3}"
+LOGS = ("2025-03-02 10:14:07 ERROR worker-3 task=sync retry=4\n"
+        "2025-03-02 10:14:09 ERROR worker-1 task=sync retry=5\n"
+        "2025-03-02 10:14:12 WARN worker-3 backoff=32s")
+ASK = "prod is throwing these again, never restart the pool by hand so look at it first"
+
+
+def log_rule(**share):
+    spec = {"pattern": LOG_LINE, "min_share": 0.6, **share}
+    return drop_rule("logs", {"line_share": spec}, scope="turn", match=[LOGS], no_match=[ASK])
+
+
+# A signal that would fire on the pasted lines' own words: it must not once they are cut.
+SAW_ERROR = signal("saw-error", {"match": {"pattern": r"\bretry=\d"}}, {"all_types": 5.0},
+                   match=["retry=4"], no_match=["retry later"])
+SPARED = log_rule(spare=SENTENCE)
+
+
+def test_the_pasted_lines_are_cut_and_the_persons_words_are_judged_and_sent():
+    decision = classifier(revision_doc([SPARED], [SAW_ERROR])).classify([user(f"{ASK}\n{LOGS}"), assistant("On it.")])
+    assert contents(decision) == [ASK, "On it."]
+    assert "turn 0 (user): lines cut out by logs, the person's kept" in decision.trace
+    assert decision.action == "skip", decision.trace  # 'saw-error' saw only the person's words
+
+
+def test_without_spare_the_person_goes_with_the_paste():
+    decision = classifier(revision_doc([log_rule()], [SAW_ERROR])).classify([user(f"{ASK}\n{LOGS}")])
+    assert (decision.action, decision.rule) == ("drop", "logs")
+
+
+@pytest.mark.parametrize("text", [LOGS, f"latest from prod:\n{LOGS}", f"{LOGS}\nok"])
+def test_a_paste_with_no_line_of_the_persons_still_goes_whole(text):
+    decision = classifier(revision_doc([SPARED])).classify([user(text)])
+    assert (decision.action, decision.rule) == ("drop", "logs")
+
+
+def test_only_a_persons_turn_is_spared():
+    decision = classifier(revision_doc([SPARED])).classify([user("what now"), assistant(f"{ASK}\n{LOGS}")])
+    assert contents(decision) == ["what now"]
+
+
+def test_lines_miss_and_ignore_excuse_stay_and_blank_runs_close():
+    rule = log_rule(spare=SENTENCE, miss=SENTENCE, ignore=r":$")
+    logged = "2025-03-02 10:15:00 so the cache is cold, we expect it to warm up"  # a log line that reads as a sentence
+    text = f"{ASK}\n\n{LOGS}\n\nhere is the rest:\n{LOGS}\n{logged}"
+    decision = classifier(revision_doc([rule])).classify([user(text)])
+    assert contents(decision) == [f"{ASK}\n\nhere is the rest:\n{logged}"]
+
+
+def test_a_rule_below_its_level_spares_nothing_because_it_takes_nothing():
+    rule = {**SPARED, "min_level": "aggressive"}
+    compiled = classifier(revision_doc([rule]))
+    assert contents(compiled.classify([user(f"{ASK}\n{LOGS}")], "balanced")) == [f"{ASK}\n{LOGS}"]
+    assert contents(compiled.classify([user(f"{ASK}\n{LOGS}")], "aggressive")) == [ASK]
+
+
+@pytest.mark.parametrize("where, make", [
+    ("inside any", lambda rule: {**rule, "when": {"any": [rule["when"], {"chars": {"min": 10}}]}}),
+    ("window scope", lambda rule: {**rule, "scope": "window"}),
+])
+def test_spare_belongs_to_a_turn_rules_whole_when(tmp_path, where, make):
+    rule = make(SPARED)
+    with pytest.raises(GateError) as error:
+        classifier(revision_doc([rule]))
+    assert "spare" in str(error.value), where
+    problems = [str(p) for p in lint_file(str(write_rules(tmp_path, revision_doc([rule]))))]
+    assert any("spare" in p and ".yaml:" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("text", [ASK + "\n" + "2025-03-02 10:14:07 ERROR " + "a" * 200_000,
+                                  ("2025-03-02 10:14:07 ERROR x\n" * 20_000) + ASK, "\x00" + ASK + "\ud800\n" + LOGS])
+def test_spare_never_raises_on_hostile_turns(text):
+    decision = classifier(revision_doc([SPARED])).classify([user(text)])
+    assert decision.error is None or "timeout" in decision.error

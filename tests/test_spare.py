@@ -1,6 +1,6 @@
-"""line_share's `spare`: a turn rule that fires on a person's turn cuts only the lines that
-counted when a line of the person's own is left (a question above pasted log lines), instead of
-taking the whole turn with their words (v2.22)."""
+"""`spare` (line_share, repeated_shape): a turn rule that fires on a person's turn cuts only the
+lines that counted when a line of the person's own is left (a question above pasted log lines),
+instead of taking the whole turn with their words (v2.22)."""
 
 from __future__ import annotations
 
@@ -85,3 +85,24 @@ def test_spare_belongs_to_a_turn_rules_whole_when(tmp_path, where, make):
 def test_spare_never_raises_on_hostile_turns(text):
     decision = classifier(revision_doc([SPARED])).classify([user(text)])
     assert decision.error is None or "timeout" in decision.error
+
+
+JSON_LOGS = "\n".join(f'{{"ts":"2025-04-01T10:00:0{i}Z","level":"error","msg":"db timeout"}}' for i in range(4))
+REPEATS = drop_rule("repeats", {"repeated_shape": {"unit": "line", "min": 3, "min_share": 0.6, "spare": SENTENCE}},
+                    scope="turn", match=[JSON_LOGS], no_match=[ASK])
+
+
+def test_a_repeated_line_shape_spares_the_person_the_same_way():
+    compiled = classifier(revision_doc([REPEATS]))
+    assert contents(compiled.classify([user(f"{JSON_LOGS}\n{ASK}")])) == [ASK]
+    alone = compiled.classify([user(JSON_LOGS)])
+    assert (alone.action, alone.rule) == ("drop", "repeats")
+    unspared = {**REPEATS, "when": {"repeated_shape": {"unit": "line", "min": 3, "min_share": 0.6}}}
+    assert classifier(revision_doc([unspared])).classify([user(f"{JSON_LOGS}\n{ASK}")]).action == "drop"
+
+
+def test_spare_on_whole_turn_shapes_is_an_error():
+    rule = {**REPEATS, "when": {"repeated_shape": {"unit": "turn", "min": 3, "spare": SENTENCE}}}
+    with pytest.raises(GateError) as error:
+        classifier(revision_doc([rule]))
+    assert "unit: line" in str(error.value)

@@ -54,8 +54,8 @@ class CompiledRule:
     # the first characters of span_literals when each is ASCII punctuation, which lowercasing
     # leaves alone: a turn without any of them holds none of the literals, found without folding
     span_marks: frozenset | None = None
-    # turn rules whose `when` is a line_share with `spare`: that leaf, which cuts only the lines
-    # that counted out of a turn where a person wrote, instead of the whole turn
+    # turn rules whose `when` is a line_share or repeated_shape with `spare`: that condition, whose
+    # `spared` cuts only the lines that counted out of a person's turn, instead of the whole turn
     cut_lines: object = None
 
     def fires(self, subject) -> bool:
@@ -118,26 +118,29 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
     )
 
 
+_LINE_CUTTERS = ("line_share", "repeated_shape")  # the kinds that can say which lines counted
+
+
 def _cut_lines(rule, when, is_signal, ctx):
-    """The line_share leaf that cuts lines instead of the turn, when the rule has one. `spare`
-    means something only where a firing rule takes a turn: a turn rule's whole `when`."""
-    top = isinstance(rule.when, dict) and len(rule.when) == 1 and isinstance(rule.when.get("line_share"), dict)
-    if top and "spare" in rule.when["line_share"]:
+    """The condition that cuts lines instead of the turn (its `spared`), when the rule has one.
+    `spare` means something only where a firing rule takes a turn: a turn rule's whole `when`."""
+    kind = next(iter(rule.when)) if isinstance(rule.when, dict) and len(rule.when) == 1 else None
+    if kind in _LINE_CUTTERS and isinstance(rule.when[kind], dict) and "spare" in rule.when[kind]:
         if is_signal or rule.scope != "turn":
-            raise ctx.fail(rule.path + ("when", "line_share", "spare"),
+            raise ctx.fail(rule.path + ("when", kind, "spare"),
                            "spare cuts lines out of a turn a drop rule takes; only a turn-scope drop rule has one")
         return when
     for path in _spare_paths(rule.when, ("when",)):
-        raise ctx.fail(rule.path + path, "spare belongs to a line_share that is a turn rule's whole when, "
+        raise ctx.fail(rule.path + path, f"spare belongs to a {path[-2]} that is a turn rule's whole when, "
                                          "not one inside all/any/not")
     return None
 
 
 def _spare_paths(spec, path):
-    """Where `spare` sits in a condition tree (under a line_share)."""
+    """Where `spare` sits in a condition tree (under a kind that cuts lines)."""
     if isinstance(spec, dict):
         for key, value in spec.items():
-            if key == "spare" and path and path[-1] == "line_share":
+            if key == "spare" and path and path[-1] in _LINE_CUTTERS:
                 yield path + (key,)
             else:
                 yield from _spare_paths(value, path + (key,))

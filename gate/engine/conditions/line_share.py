@@ -23,8 +23,8 @@ _BLANK_RUN = re.compile(r"\n(?:[ \t]*\n)+")  # what is left where a paste was cu
 
 
 class LineShare:
-    __slots__ = ("pattern", "keywords", "ignore", "miss", "spare", "low", "high", "min_lines", "timeout", "required_keywords",
-                 "mask", "keyword_mask", "ignore_mask", "branches", "gate", "ignore_gate")
+    __slots__ = ("pattern", "keywords", "ignore", "miss", "spare", "low", "high", "min_lines", "timeout",
+                 "required_keywords", "mask", "keyword_mask", "ignore_mask", "branches", "gate", "ignore_gate")
 
     def __init__(self, pattern, keywords, ignore, low, high, min_lines, timeout, mask=0, keyword_mask=0,
                  ignore_mask=0, branches=(), gate=None, ignore_gate=None, miss=None, spare=None):

@@ -32,7 +32,7 @@ SPARED = log_rule(spare=SENTENCE)
 def test_the_pasted_lines_are_cut_and_the_persons_words_are_judged_and_sent():
     decision = classifier(revision_doc([SPARED], [SAW_ERROR])).classify([user(f"{ASK}\n{LOGS}"), assistant("On it.")])
     assert contents(decision) == [ASK, "On it."]
-    assert "turn 0 (user): lines cut out by logs, the person's kept" in decision.trace
+    assert "turn 0 (user): paste cut out by logs, the person's lines kept" in decision.trace
     assert decision.action == "skip", decision.trace  # 'saw-error' saw only the person's words
 
 
@@ -52,12 +52,14 @@ def test_only_a_persons_turn_is_spared():
     assert contents(decision) == ["what now"]
 
 
-def test_lines_miss_and_ignore_excuse_stay_and_blank_runs_close():
+def test_only_the_persons_lines_outside_the_paste_and_their_lead_ins_stay():
     rule = log_rule(spare=SENTENCE, miss=SENTENCE, ignore=r":$")
-    logged = "2025-03-02 10:15:00 so the cache is cold, we expect it to warm up"  # a log line that reads as a sentence
-    text = f"{ASK}\n\n{LOGS}\n\nhere is the rest:\n{LOGS}\n{logged}"
+    printed = "2025-03-02 10:15:00 so the cache is cold, we expect it to warm up"  # a tool's sentence, inside
+    loose = "Caused by: java.net.SocketTimeoutException"  # pasted too, though the rule's pattern misses it
+    after = "that is all of it, so it is the pool"
+    text = f"{ASK}\n\nhere is the log:\n{LOGS}\n{printed}\n\n{LOGS}\n{loose}\n\n\n{after}"
     decision = classifier(revision_doc([rule])).classify([user(text)])
-    assert contents(decision) == [f"{ASK}\n\nhere is the rest:\n{logged}"]
+    assert contents(decision) == [f"{ASK}\n\nhere is the log:\n\n{after}"]
 
 
 def test_a_rule_below_its_level_spares_nothing_because_it_takes_nothing():
@@ -106,3 +108,20 @@ def test_spare_on_whole_turn_shapes_is_an_error():
     with pytest.raises(GateError) as error:
         classifier(revision_doc([rule]))
     assert "unit: line" in str(error.value)
+
+
+def test_inside_the_paste_a_line_is_theirs_only_with_spare_within():
+    personal = r"\b(?:we|fyi|dont)\b"
+    printed = "Deprecated features were used in this build, so it is not the same as it was"
+    theirs = "fyi it is the reindex, we see it every night at 3"
+    text = f"{LOGS}\n{printed}\n{theirs}\n{LOGS}"
+    within = classifier(revision_doc([log_rule(spare=SENTENCE, spare_within=personal)])).classify([user(text)])
+    assert contents(within) == [theirs]
+    without = classifier(revision_doc([SPARED])).classify([user(text)])
+    assert (without.action, without.rule) == ("drop", "logs")  # inside the paste, nothing is theirs
+
+
+def test_spare_within_needs_spare():
+    with pytest.raises(GateError) as error:
+        classifier(revision_doc([log_rule(spare_within=r"\bwe\b")]))
+    assert "needs spare" in str(error.value)

@@ -118,12 +118,12 @@ class Classifier:
                     if not found & rule.mask:
                         continue
                 if _fires(rule, subject):
-                    # the person's own turn, with a line they wrote: only the lines that counted go
+                    # the person's own turn, with a line they wrote: only their lines stay
                     rest = _spared(rule, turn.text) if rule.cut_lines is not None and turn.role == "user" else None
                     if rest is not None:
                         trimmed[turn.index] = dataclasses.replace(turn, text=rest)
-                        trace.append(f"turn {turn.index} ({turn.role}): lines cut out by {rule.id}, "
-                                     "the person's kept")
+                        trace.append(f"turn {turn.index} ({turn.role}): paste cut out by {rule.id}, "
+                                     "the person's lines kept")
                     else:
                         stripped[turn.index] = rule.id
                         trace.append(f"turn {turn.index} ({turn.role}) stripped by {rule.id}")

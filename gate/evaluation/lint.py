@@ -124,7 +124,7 @@ def _leaf_patterns(revision, rule):
         if isinstance(spec, dict) and "pattern" in spec:
             # tool_io looks at tool calls and results; every other kind at the turns' text
             yield path + (kind,), ctx.regex(spec, path + (kind,)), "tool_text" if kind == "tool_io" else "text"
-        for part in ("ignore", "miss", "spare"):  # the lines a line_share or repeated_shape sets apart: same input
+        for part in ("ignore", "miss", "spare", "spare_within"):  # lines a line_share or repeated_shape sets apart
             if isinstance(spec, dict) and part in spec:
                 yield path + (kind, part), ctx.regex({"pattern": spec[part]}, path + (kind, part)), None
 

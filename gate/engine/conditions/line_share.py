@@ -9,27 +9,27 @@ line that reads as a sentence is a person's, even with "1.2GB/s" or "step 3/5"
 in it. It is searched only on lines the pattern matched.
 
 `spare` turns a turn rule that fires on a person's turn into a cut: when a
-line that does not count as matching reads as theirs (a question above pasted
-log lines), only the lines that counted are cut out of the turn, and the rest
-is judged and sent. A turn with no such line goes whole, as without `spare`.
+line reads as theirs (a question above pasted log lines), only their lines and
+lead-ins stay, and the paste is cut (conditions/_person_lines.py). A turn with
+no such line goes whole, as without `spare`.
 """
 
-import re
-
+from gate.engine.conditions._person_lines import person_lines
 from gate.engine.conditions.context import search_branches
 
 KIND = "line_share"
-_BLANK_RUN = re.compile(r"\n(?:[ \t]*\n)+")  # what is left where a paste was cut: one blank line
 
 
 class LineShare:
-    __slots__ = ("pattern", "keywords", "ignore", "miss", "spare", "low", "high", "min_lines", "timeout",
-                 "required_keywords", "mask", "keyword_mask", "ignore_mask", "branches", "gate", "ignore_gate")
+    __slots__ = ("pattern", "keywords", "ignore", "miss", "spare", "spare_within", "low", "high", "min_lines",
+                 "timeout", "required_keywords", "mask", "keyword_mask", "ignore_mask", "branches", "gate",
+                 "ignore_gate")
 
     def __init__(self, pattern, keywords, ignore, low, high, min_lines, timeout, mask=0, keyword_mask=0,
-                 ignore_mask=0, branches=(), gate=None, ignore_gate=None, miss=None, spare=None):
+                 ignore_mask=0, branches=(), gate=None, ignore_gate=None, miss=None, spare=None,
+                 spare_within=None):
         self.pattern, self.keywords, self.ignore, self.timeout = pattern, keywords, ignore, timeout
-        self.miss, self.spare = miss, spare
+        self.miss, self.spare, self.spare_within = miss, spare, spare_within
         self.low, self.high, self.min_lines = low, high, min_lines
         self.required_keywords = keywords if low > 0 else None
         # prefilter bits (gate/engine/prefilter.py): a line without any of `mask` cannot match the
@@ -123,26 +123,19 @@ class LineShare:
         return self._share_within(keep, hit)
 
     def spared(self, text: str) -> str | None:
-        """`text` without the lines that count as matching, when a line that does not
-        count reads as a person's (`spare`); None when none does, or nothing would be cut.
-        Asked only of a turn the rule fired on, so each line is searched plainly."""
+        """What `spare` leaves of a person's turn the rule fired on (None: nothing of theirs)."""
         if self.spare is None:
             return None
-        timeout, search, spare = self.timeout, self.pattern.search, self.spare.search
-        kept, cut, spared = [], False, False
-        for line in text.splitlines():
-            bare = line.strip()
-            if (bare and search(bare, timeout=timeout) is not None and not self._missed(bare)
-                    and not self._ignored(bare)):
-                cut = True
-                continue
-            if bare and not spared and spare(bare, timeout=timeout) is not None:
-                spared = True
-            kept.append(line)
-        return _BLANK_RUN.sub("\n\n", "\n".join(kept)).strip() if cut and spared else None
+        search, timeout = self.pattern.search, self.timeout
+        ignored = self._ignored
+
+        def counted(line: str) -> bool:
+            return not ignored(line) and search(line, timeout=timeout) is not None and not self._missed(line)
+
+        return person_lines(text, counted, self.spare, self.spare_within, self.ignore, timeout)
 
     def _ignored(self, line: str) -> bool:
-        """A line `ignore` matches (a lead-in), which counts neither way and is never cut."""
+        """A line `ignore` matches (a lead-in), which counts neither way."""
         return self.ignore is not None and self.ignore.search(line, timeout=self.timeout) is not None
 
     def _missed(self, line: str) -> bool:
@@ -173,10 +166,13 @@ def compile(spec, ctx, path):
     ignore = ctx.regex({"pattern": spec["ignore"]}, path + ("ignore",)) if "ignore" in spec else None
     miss = ctx.regex({"pattern": spec["miss"]}, path + ("miss",)) if "miss" in spec else None
     spare = ctx.regex({"pattern": spec["spare"]}, path + ("spare",)) if "spare" in spec else None
+    within = ctx.regex({"pattern": spec["spare_within"]}, path + ("spare_within",)) if "spare_within" in spec else None
+    if within is not None and spare is None:
+        raise ctx.fail(path + ("spare_within",), "spare_within narrows spare inside the paste: it needs spare")
     pattern, keywords = ctx.regex(spec, path), ctx.keywords(spec, path)
     branches = ctx.branches(pattern)
     return LineShare(pattern, keywords, ignore, spec.get("min_share", 0.0), spec.get("max_share", 1.0),
                      spec.get("min_lines", 1), ctx.timeout, ctx.derived_mask(pattern), ctx.keyword_mask(keywords),
                      ctx.derived_mask(ignore) if ignore is not None else 0, branches,
                      ctx.set_gate(pattern, keywords, lines=True, branches=branches),
-                     ctx.set_gate(ignore, None, lines=True) if ignore is not None else None, miss, spare)
+                     ctx.set_gate(ignore, None, lines=True) if ignore is not None else None, miss, spare, within)

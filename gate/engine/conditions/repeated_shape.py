@@ -4,14 +4,14 @@
 many times one shape must occur, `min_share` how much of the subject it covers.
 In a turn rule with `unit: turn`, the turn's own shape is counted across its
 window: the third near-identical frame is stripped, the fact beside it is not.
-`spare` (unit line) spares a person's turn as line_share's does: the lines of
-the repeated shape are cut, and a line of theirs stays.
+`spare` (unit line) spares a person's turn as line_share's does: their lines
+stay, the repeated ones and the rest of the paste are cut.
 """
 
-import re
 from collections import Counter
 
-from gate.engine.features import shapes_of_lines
+from gate.engine.conditions._person_lines import person_lines
+from gate.engine.features import shape_of
 
 KIND = "repeated_shape"
 
@@ -36,30 +36,24 @@ def compile(spec, ctx, path):
         return count >= least and count / len(shapes) >= share
 
     repeated_shape.required_keywords = None
+    if "spare_within" in spec and "spare" not in spec:
+        raise ctx.fail(path + ("spare_within",), "spare_within narrows spare inside the paste: it needs spare")
     if "spare" in spec:
         if unit != "line":
             raise ctx.fail(path + ("spare",), "spare cuts lines: it needs unit: line")
-        repeated_shape.spared = _spared_by(ctx.regex({"pattern": spec["spare"]}, path + ("spare",)), ctx.timeout)
+        spare, timeout = ctx.regex({"pattern": spec["spare"]}, path + ("spare",)), ctx.timeout
+        within = (ctx.regex({"pattern": spec["spare_within"]}, path + ("spare_within",))
+                  if "spare_within" in spec else None)
+        repeated_shape.spared = lambda text: _spared(text, spare, within, timeout)
     if unit == "turn":  # a turn's shape repeats only in a window of at least `least` turns
         repeated_shape.needs = (None, 0, least)
     return repeated_shape
 
 
-_BLANK_RUN = re.compile(r"\n(?:[ \t]*\n)+")
-
-
-def _spared_by(spare, timeout):
-    def spared(text: str) -> str | None:
-        """`text` without the lines of its most repeated shape, when a line of another shape
-        matches `spare`; None when none does. Asked only of a turn the rule fired on."""
-        lines = text.splitlines()
-        bare = [(i, line.strip()) for i, line in enumerate(lines) if line.strip()]
-        shapes = shapes_of_lines([line for _, line in bare])
-        top = Counter(s for s in shapes if s).most_common(1)
-        if not top:
-            return None
-        cut = {i for (i, _), shape in zip(bare, shapes) if shape == top[0][0]}
-        if not any(i not in cut and spare.search(line, timeout=timeout) is not None for i, line in bare):
-            return None
-        return _BLANK_RUN.sub("\n\n", "\n".join(line for i, line in enumerate(lines) if i not in cut)).strip()
-    return spared
+def _spared(text: str, spare, within, timeout) -> str | None:
+    """What `spare` leaves of a person's turn: the lines of its most repeated shape are counted."""
+    shapes = Counter(shape for shape in map(shape_of, filter(None, map(str.strip, text.splitlines()))) if shape)
+    if not shapes:
+        return None
+    top = shapes.most_common(1)[0][0]
+    return person_lines(text, lambda line: shape_of(line) == top, spare, within, None, timeout)

@@ -1,0 +1,44 @@
+"""What `spare` leaves of a person's turn a line rule took: only the lines they wrote.
+
+line_share and repeated_shape share it. Once such a rule fires on the person's own turn, the
+turn is mostly what a tool printed. The lines the rule counted mark where the paste runs, from
+the first to the last. Outside it, a line `spare` matches (a sentence, a question, words to
+someone) is theirs, and a lead-in the rule ignores stays with it. Inside it, a tool prints whole
+sentences too ("Deprecated features were used in this build...", a library's warning between
+progress frames): a line there is theirs only when `spare_within` matches it as well (words
+only a person types: "fyi", "we", "arent"), and none is without it. Those lines stay, in order;
+every other line is cut, counted or not (a paste's loose lines are no more theirs than its
+counted ones). Without a line of theirs the turn goes whole.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BLANK_RUN = re.compile(r"\n(?:[ \t]*\n)+")  # what is left where a paste was cut: one blank line
+
+
+def person_lines(text: str, counted, spare, within, ignore, timeout) -> str | None:
+    """`text` with only the person's lines and lead-ins (see above); `counted` (a line's stripped
+    text -> bool) marks the paste. None when no line is theirs."""
+    lines = text.splitlines()
+    marks = [bool(line.strip()) and counted(line.strip()) for line in lines]
+    if not any(marks):
+        return None
+    first, last = marks.index(True), len(marks) - 1 - marks[::-1].index(True)
+    kept, theirs = [], False
+    for i, line in enumerate(lines):
+        bare = line.strip()
+        if not bare:
+            kept.append(line)
+        elif first <= i <= last:
+            if within is not None and spare.search(bare, timeout=timeout) is not None \
+                    and within.search(bare, timeout=timeout) is not None:
+                theirs = True
+                kept.append(line)
+        elif spare.search(bare, timeout=timeout) is not None:
+            theirs = True
+            kept.append(line)
+        elif ignore is not None and ignore.search(bare, timeout=timeout) is not None:
+            kept.append(line)
+    return _BLANK_RUN.sub("\n\n", "\n".join(kept)).strip() if theirs else None

@@ -2,10 +2,12 @@
 dropped at any level, whatever a tool in it read or printed.
 
 Checked on the shared real sets (real Claude Code exchanges and real wording) when they sit
-beside the project (skipped, saying so, when absent), and on the shipped fixtures from v2.18 on:
+beside the project (skipped, saying so, when absent), and on the shipped fixtures from v2.22 on:
 v2.4 to v2.17 hard-drop a person's one-line statement that carries one noise token ("caps at
 ~60MB/s", "step 2/4", "error handling goes through..."; fixtures/one_line_statements.yaml), found
-after v2.17 shipped and mended by v2.18's drop half.
+after v2.17 shipped and mended by v2.18's drop half; v2.18 to v2.21 hard-drop a person's words
+with the log lines they pasted below them (fixtures/pasted_output.yaml), mended by v2.22's.
+A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 
 from __future__ import annotations
@@ -24,17 +26,20 @@ SHARED = os.path.join(ROOT, "..", "shared", "data")
 REVISIONS = sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=revision_version)
 # A fitted revision drops exactly what its source drops (a fit never touches a drop rule).
 GUARDED = distinct_condition_revisions([p for p in REVISIONS if revision_version(p) >= (2, 4)])
-SINCE = {"fixtures": (2, 18)}  # the first revision each set is guarded from, when not v2.4
+# the first revision each set is guarded from, when not v2.4: v2.22 on the fixtures, since v2.18 to
+# v2.21 take a person's words with the log lines they pasted (fixtures/pasted_output.yaml)
+SINCE = {"fixtures": (2, 22)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
 
 
 def extracts(name):
+    """The set's extract windows, less those a `todo` declares a known gap (reported by gate eval)."""
     path = SETS[name]
     if not os.path.exists(path):
         pytest.skip(f"{name} not found at {os.path.normpath(path)}")
-    found = [f for f in load_fixtures([path]) if f.label == "extract"]
+    found = [f for f in load_fixtures([path]) if f.label == "extract" and not f.todo]
     assert found, f"no extract window in {path}"
     return found
 
@@ -69,3 +74,13 @@ def test_the_one_line_statements_caught_the_older_drop_half():
     one_line = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "one_line_statements.yaml")])
                 if f.label == "extract"]
     assert hard_dropped(older[0], one_line)
+
+
+def test_pasted_output_caught_the_drop_half_before_v2_22():
+    # the guard starts at v2.22 on the fixtures because v2.21 fails it: a real failure, not a skip
+    older = [p for p in REVISIONS if revision_version(p) == (2, 21)]
+    if not older:
+        pytest.skip("rules/v2.21.yaml is not shipped")
+    pasted = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "pasted_output.yaml")])
+              if f.label == "extract" and not f.todo]
+    assert hard_dropped(older[0], pasted)

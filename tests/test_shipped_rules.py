@@ -111,3 +111,17 @@ def test_a_fitted_revision_reads_the_text_as_the_revision_it_was_fitted_from():
         assert len(distinct_condition_revisions([source, path, os.path.join(ROOT, "rules", "v2.0.yaml")])) == 2
         fitted += 1
     assert fitted >= 3  # v2.5, v2.7, v2.9
+
+
+def test_the_newest_revisions_line_rules_are_judged_through_the_pattern_set():
+    """A line_share whose pattern the RE2 set cannot hold (one alternative in `regex`-only syntax)
+    silently searches every line with `regex` instead: a dotted-leader alternative written with a
+    lookbehind took v2.22's classify throughput to about half until it was rewritten."""
+    from enginekit import revision_version
+    from gate.engine.conditions.line_share import LineShare
+
+    newest = max(REVISIONS, key=revision_version)
+    classifier = compile_revision(load_revision(newest))
+    rules = {rule.id: rule for level in classifier.levels for rule in classifier._by_level[level][0]}
+    ungated = [rule_id for rule_id, rule in rules.items() if isinstance(rule.when, LineShare) and rule.when.gate is None]
+    assert ungated == [], f"{os.path.basename(newest)}: line_share rules outside the pattern set: {ungated}"

@@ -22,18 +22,20 @@ def person_lines(text: str, counted, spare, within, ignore, timeout) -> str | No
     """`text` with only the person's lines and lead-ins (see above); `counted` (a line's stripped
     text -> bool) marks the paste. None when no line is theirs."""
     lines = text.splitlines()
-    marks = [bool(line.strip()) and counted(line.strip()) for line in lines]
-    if not any(marks):
+    # the paste's first and last counted lines, found from each end: what lies between is cut
+    # unless `spare_within` speaks for it, so most of a long paste is never searched
+    first = next((i for i, line in enumerate(lines) if line.strip() and counted(line.strip())), None)
+    if first is None:
         return None
-    first, last = marks.index(True), len(marks) - 1 - marks[::-1].index(True)
+    last = next(i for i in range(len(lines) - 1, first - 1, -1) if lines[i].strip() and counted(lines[i].strip()))
     kept, theirs = [], False
     for i, line in enumerate(lines):
         bare = line.strip()
         if not bare:
             kept.append(line)
         elif first <= i <= last:
-            if within is not None and spare.search(bare, timeout=timeout) is not None \
-                    and within.search(bare, timeout=timeout) is not None:
+            if (within is not None and within.search(bare, timeout=timeout) is not None
+                    and spare.search(bare, timeout=timeout) is not None and not counted(bare)):
                 theirs = True
                 kept.append(line)
         elif spare.search(bare, timeout=timeout) is not None:

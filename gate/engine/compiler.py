@@ -55,7 +55,7 @@ class CompiledRule:
     # leaves alone: a turn without any of them holds none of the literals, found without folding
     span_marks: frozenset | None = None
     # turn rules whose `when` is a line_share or repeated_shape with `spare`: that condition, whose
-    # `spared` cuts only the lines that counted out of a person's turn, instead of the whole turn
+    # `spared` keeps only the person's lines of a turn it took, instead of dropping the whole turn
     cut_lines: object = None
 
     def fires(self, subject) -> bool:

@@ -1,6 +1,6 @@
-"""`spare` (line_share, repeated_shape): a turn rule that fires on a person's turn cuts only the
-lines that counted when a line of the person's own is left (a question above pasted log lines),
-instead of taking the whole turn with their words (v2.22)."""
+"""`spare` (line_share, repeated_shape): a turn rule that fires on a person's turn keeps only the
+person's lines when one is left (a question above pasted log lines) and cuts the paste, instead of
+taking the whole turn with their words (v2.22)."""
 
 from __future__ import annotations
 

@@ -18,6 +18,15 @@ import re
 _BLANK_RUN = re.compile(r"\n(?:[ \t]*\n)+")  # what is left where a paste was cut: one blank line
 
 
+def compile_spare(spec, ctx, path) -> tuple:
+    """(spare, spare_within) compiled from a line rule's spec: (None, None) without `spare`."""
+    spare = ctx.regex({"pattern": spec["spare"]}, path + ("spare",)) if "spare" in spec else None
+    within = ctx.regex({"pattern": spec["spare_within"]}, path + ("spare_within",)) if "spare_within" in spec else None
+    if within is not None and spare is None:
+        raise ctx.fail(path + ("spare_within",), "spare_within narrows spare inside the paste: it needs spare")
+    return spare, within
+
+
 def person_lines(text: str, counted, spare, within, ignore, timeout) -> str | None:
     """`text` with only the person's lines and lead-ins (see above); `counted` (a line's stripped
     text -> bool) marks the paste. None when no line is theirs."""

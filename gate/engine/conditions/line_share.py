@@ -14,7 +14,7 @@ lead-ins stay, and the paste is cut (conditions/_person_lines.py). A turn with
 no such line goes whole, as without `spare`.
 """
 
-from gate.engine.conditions._person_lines import person_lines
+from gate.engine.conditions._person_lines import compile_spare, person_lines
 from gate.engine.conditions.context import search_branches
 
 KIND = "line_share"
@@ -127,10 +127,9 @@ class LineShare:
         if self.spare is None:
             return None
         search, timeout = self.pattern.search, self.timeout
-        ignored = self._ignored
 
-        def counted(line: str) -> bool:
-            return not ignored(line) and search(line, timeout=timeout) is not None and not self._missed(line)
+        def counted(line: str) -> bool:  # as the share counts it: lead-ins neither way, sentences never
+            return not self._ignored(line) and search(line, timeout=timeout) is not None and not self._missed(line)
 
         return person_lines(text, counted, self.spare, self.spare_within, self.ignore, timeout)
 
@@ -165,10 +164,7 @@ class LineShare:
 def compile(spec, ctx, path):
     ignore = ctx.regex({"pattern": spec["ignore"]}, path + ("ignore",)) if "ignore" in spec else None
     miss = ctx.regex({"pattern": spec["miss"]}, path + ("miss",)) if "miss" in spec else None
-    spare = ctx.regex({"pattern": spec["spare"]}, path + ("spare",)) if "spare" in spec else None
-    within = ctx.regex({"pattern": spec["spare_within"]}, path + ("spare_within",)) if "spare_within" in spec else None
-    if within is not None and spare is None:
-        raise ctx.fail(path + ("spare_within",), "spare_within narrows spare inside the paste: it needs spare")
+    spare, within = compile_spare(spec, ctx, path)
     pattern, keywords = ctx.regex(spec, path), ctx.keywords(spec, path)
     branches = ctx.branches(pattern)
     return LineShare(pattern, keywords, ignore, spec.get("min_share", 0.0), spec.get("max_share", 1.0),

@@ -10,7 +10,7 @@ stay, the repeated ones and the rest of the paste are cut.
 
 from collections import Counter
 
-from gate.engine.conditions._person_lines import person_lines
+from gate.engine.conditions._person_lines import compile_spare, person_lines
 from gate.engine.features import shape_of
 
 KIND = "repeated_shape"
@@ -36,14 +36,11 @@ def compile(spec, ctx, path):
         return count >= least and count / len(shapes) >= share
 
     repeated_shape.required_keywords = None
-    if "spare_within" in spec and "spare" not in spec:
-        raise ctx.fail(path + ("spare_within",), "spare_within narrows spare inside the paste: it needs spare")
-    if "spare" in spec:
+    spare, within = compile_spare(spec, ctx, path)
+    if spare is not None:
         if unit != "line":
             raise ctx.fail(path + ("spare",), "spare cuts lines: it needs unit: line")
-        spare, timeout = ctx.regex({"pattern": spec["spare"]}, path + ("spare",)), ctx.timeout
-        within = (ctx.regex({"pattern": spec["spare_within"]}, path + ("spare_within",))
-                  if "spare_within" in spec else None)
+        timeout = ctx.timeout
         repeated_shape.spared = lambda text: _spared(text, spare, within, timeout)
     if unit == "turn":  # a turn's shape repeats only in a window of at least `least` turns
         repeated_shape.needs = (None, 0, least)

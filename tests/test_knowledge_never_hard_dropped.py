@@ -2,11 +2,13 @@
 dropped at any level, whatever a tool in it read or printed.
 
 Checked on the shared real sets (real Claude Code exchanges and real wording) when they sit
-beside the project (skipped, saying so, when absent), and on the shipped fixtures from v2.22 on:
+beside the project (skipped, saying so, when absent), and on the shipped fixtures from v2.26 on:
 v2.4 to v2.17 hard-drop a person's one-line statement that carries one noise token ("caps at
 ~60MB/s", "step 2/4", "error handling goes through..."; fixtures/one_line_statements.yaml), found
 after v2.17 shipped and mended by v2.18's drop half; v2.18 to v2.21 hard-drop a person's words
-with the log lines they pasted below them (fixtures/pasted_output.yaml), mended by v2.22's.
+with the log lines they pasted below them (fixtures/pasted_output.yaml), mended by v2.22's;
+v2.22 and v2.23 still hard-drop a person's procedure under an alert's pasted `key: value` fields,
+which repo-file-paste took for a config file, mended by v2.26's.
 A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 
@@ -26,9 +28,9 @@ SHARED = os.path.join(ROOT, "..", "shared", "data")
 REVISIONS = sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=revision_version)
 # A fitted revision drops exactly what its source drops (a fit never touches a drop rule).
 GUARDED = distinct_condition_revisions([p for p in REVISIONS if revision_version(p) >= (2, 4)])
-# the first revision each set is guarded from, when not v2.4: v2.22 on the fixtures, since v2.18 to
-# v2.21 take a person's words with the log lines they pasted (fixtures/pasted_output.yaml)
-SINCE = {"fixtures": (2, 22)}
+# the first revision each set is guarded from, when not v2.4: v2.26 on the fixtures, since v2.18 to
+# v2.23 take a person's words with the tool output they pasted (fixtures/pasted_output.yaml)
+SINCE = {"fixtures": (2, 26)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -76,11 +78,13 @@ def test_the_one_line_statements_caught_the_older_drop_half():
     assert hard_dropped(older[0], one_line)
 
 
-def test_pasted_output_caught_the_drop_half_before_v2_22():
-    # the guard starts at v2.22 on the fixtures because v2.21 fails it: a real failure, not a skip
-    older = [p for p in REVISIONS if revision_version(p) == (2, 21)]
+@pytest.mark.parametrize("version", [(2, 21), (2, 23)], ids=lambda v: "v%d.%d" % v)
+def test_pasted_output_caught_the_drop_half_before_v2_26(version):
+    # the guard starts at v2.26 on the fixtures because v2.21 (log lines) and v2.23 (an alert's
+    # fields read as a config file) fail it: a real failure, not a skip
+    older = [p for p in REVISIONS if revision_version(p) == version]
     if not older:
-        pytest.skip("rules/v2.21.yaml is not shipped")
+        pytest.skip("rules/v%d.%d.yaml is not shipped" % version)
     pasted = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "pasted_output.yaml")])
               if f.label == "extract" and not f.todo]
     assert hard_dropped(older[0], pasted)

@@ -240,12 +240,13 @@ def test_holding_out_every_file_is_a_one_line_error(workspace):
     assert len(result.output.strip().splitlines()) == 1
 
 
-def test_a_recall_weight_without_a_recall_only_set_is_a_one_line_error(workspace):
+@pytest.mark.parametrize("option", ["--recall-weight", "--recall-only-rest-weight"])
+def test_a_recall_only_weight_without_a_recall_only_set_is_a_one_line_error(workspace, option):
     out = workspace / "weighted.yaml"
     result = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures", str(workspace / "fixtures"),
-                                       "--recall-weight", "4", "--out", str(out), "--quiet"])
+                                       option, "0.5", "--out", str(out), "--quiet"])
     assert result.exit_code != 0 and "Traceback" not in result.output
-    assert "--recall-weight" in result.output and "--recall-only" in result.output
+    assert option in result.output and "--recall-only PATH" in result.output
     assert len(result.output.strip().splitlines()) == 1
     assert not out.exists()
 
@@ -380,6 +381,28 @@ def test_recall_weight_is_recorded_and_raises_recall_only_knowledge(workspace):
         return sum(max(classifier.classify(w).scores.values(), default=0.0) for w in knowledge) / len(knowledge)
 
     assert mean_best_score(runs[6.0]) > mean_best_score(runs[1.0]) + 0.2
+
+
+def test_rest_weight_is_recorded_and_lets_a_recall_only_sets_one_offs_pull_less(workspace):
+    folder = workspace / "fixtures"
+    last = sorted(folder.glob("*.yaml"))[-1]
+    runs = {w: fit_revision(str(workspace / "rules.yaml"), [str(folder)], out_revision="w", folds=3,
+                            recall_only=[str(last)], rest_weight=w) for w in (1.0, 0.1)}
+    assert "rest_weight" not in runs[1.0].report["fitted"]
+    assert runs[0.1].report["fitted"]["rest_weight"] == 0.1
+    assert runs[0.1].report["self_check"]["differ"] == []
+
+    # counted a tenth, that set's windows without knowledge push the weights down less: they score higher
+    from gate.engine.compiler import compile_revision
+
+    rest = [f["window"] for f in yaml.safe_load(last.read_text()) if f["label"] == "exclude"]
+    assert rest
+
+    def mean_best_score(outcome):
+        classifier = compile_revision(load_revision("w.yaml", text=outcome.text, display_name="w"))
+        return sum(max(classifier.classify(w).scores.values(), default=0.0) for w in rest) / len(rest)
+
+    assert mean_best_score(runs[0.1]) > mean_best_score(runs[1.0]) + 0.05
 
 
 def test_type_prior_is_recorded_and_keeps_a_hand_typed_signal_typed(workspace):

@@ -37,6 +37,10 @@ _FORMATS = click.Choice(["text", "json", "markdown"])
 @click.option("--recall-weight", type=click.FloatRange(min=0.0, min_open=True), default=1.0, show_default=True,
               help="How much a knowledge window of a --recall-only set counts in the fit, against 1 for any other "
                    "window: losing knowledge in a long exchange is the costlier error.")
+@click.option("--recall-only-rest-weight", "rest_weight", type=click.FloatRange(min=0.0, min_open=True),
+              default=1.0, show_default=True,
+              help="How much a window of a --recall-only set that holds no knowledge counts in the fit, against 1 "
+                   "for any other window: its flag costs no precision, since the platform's instructions filter there.")
 @click.option("--min-df", type=click.IntRange(1, 1000), default=3, show_default=True,
               help="Lexicon: a term must occur in this many training windows (of two sources or more).")
 @click.option("--spread", type=click.IntRange(0, 20), default=0, show_default=True,
@@ -46,7 +50,7 @@ _FORMATS = click.Choice(["text", "json", "markdown"])
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 def fit(rules_path, fixture_paths, recall_only, holdout, out_path, revision_name, folds, seed, lexicon, l2,
-        type_prior, type_l2, recall_weight, min_df, spread, report_path, fmt, quiet) -> None:
+        type_prior, type_l2, recall_weight, rest_weight, min_df, spread, report_path, fmt, quiet) -> None:
     """Fit RULES' signal weights to labeled fixtures; write a new revision with --out.
 
     The drop half and mandatory rules are never changed. Each level's threshold is its
@@ -79,7 +83,8 @@ def fit(rules_path, fixture_paths, recall_only, holdout, out_path, revision_name
         outcome = fit_revision(rules_path, list(fixture_paths) or ["fixtures"], out_revision=name or "fitted",
                                folds=folds, seed=seed, l2=l2, lexicon=lexicon, min_df=min_df,
                                recall_only=list(recall_only), holdout=list(holdout), type_prior=type_prior,
-                               type_l2=type_l2, recall_weight=recall_weight, spread=spread, progress=progress)
+                               type_l2=type_l2, recall_weight=recall_weight, rest_weight=rest_weight,
+                               spread=spread, progress=progress)
     except GateError as exc:
         fail(exc)
     try:

@@ -43,6 +43,7 @@ def _text(report: dict) -> str:
              + "".join(f", {k.replace('_', ' ')} {f['regularization'][k]:g}" for k in ("type_l2", "type_prior")
                        if k in f["regularization"])
              + (f", recall-only knowledge weighted {f['recall_weight']:g}" if "recall_weight" in f else "")
+             + (f", recall-only rest weighted {f['rest_weight']:g}" if "rest_weight" in f else "")
              + (f", lexicon {f['lexicon']['terms']} terms" if "lexicon" in f else ""), "",
              "cross-validated, fitted / hand weights on the same windows (no row scored by weights fitted on it)"]
     header = ["level", "set", "windows"] + [_SHORT[n] for n in REPORTED]

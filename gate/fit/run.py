@@ -25,7 +25,8 @@ class FitOutcome:
 def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: int = 5, seed: int = 13,
                  l2: float = 1.0, lexicon: int | None = None, min_df: int = 3, inner: bool = True,
                  recall_only=(), holdout=(), type_prior: float = 0.0, type_l2: float | None = None,
-                 recall_weight: float = 1.0, spread: int = 0, progress=None) -> FitOutcome:
+                 recall_weight: float = 1.0, rest_weight: float = 1.0, spread: int = 0,
+                 progress=None) -> FitOutcome:
     """`fixture_paths` are fitted and cross-validated; those also in `recall_only` count
     toward an operating point's recall but not its precision. Files in `holdout` are neither
     fitted nor cross-validated, even inside a `fixture_paths` folder: a blind set kept to score
@@ -33,7 +34,8 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     window of a `recall_only` set counts in the durability fit (1: as any row). `spread`:
     cross-validate that many more times, under fold seeds seed+1.., and report each score's
     range over all the seeds (the written file does not change: the thresholds come from
-    `seed`'s folds)."""
+    `seed`'s folds). `rest_weight`: how much a window of a `recall_only` set without knowledge
+    counts in the durability fit (1: as any row); their flags cost no precision."""
     from gate.engine.compiler import compile_revision
     from gate.evaluation.fixtures import fixture_files, load_fixtures
     from gate.fit import crossval, groups, operating, rows as mass, weights as wt
@@ -54,6 +56,9 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
     if recall_weight != 1.0 and not recall_only:  # it weighs only recall-only rows: alone it would change nothing
         raise GateError(Problem("--recall-weight", "weighs the knowledge windows of --recall-only sets, "
                                                    "and none is named: add --recall-only PATH or drop it"))
+    if rest_weight != 1.0 and not recall_only:
+        raise GateError(Problem("--recall-only-rest-weight", "weighs the windows without knowledge of --recall-only "
+                                                             "sets, and none is named: add --recall-only PATH or drop it"))
 
     fixture_paths = list(dict.fromkeys(list(fixture_paths) + list(recall_only)))
     # A file reached through two paths (a --recall-only file inside a --fixtures folder) is read
@@ -105,7 +110,7 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
         level=revision.default_level, l2=l2, seed=seed, lexicon_id=lexicon_id,
         lexicon_limit=lexicon or 0,
         lexicon_terms=tuple(existing["when"]["lexicon"]["terms"]) if existing else (), min_df=min_df,
-        type_prior=type_prior, type_l2=type_l2, recall_weight=recall_weight)
+        type_prior=type_prior, type_l2=type_l2, recall_weight=recall_weight, rest_weight=rest_weight)
     declared = data["flag"].get("operating_points")
     points = declared or {lv: operating.DEFAULT_POINTS[lv] for lv in revision.levels if lv in operating.DEFAULT_POINTS}
     missing = [lv for lv in revision.levels if lv not in points]
@@ -159,6 +164,8 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
         fitted["recall_only"] = sorted(_dataset_name(p) for p in recall_only)
         if recall_weight != 1.0:
             fitted["recall_weight"] = recall_weight
+        if rest_weight != 1.0:
+            fitted["rest_weight"] = rest_weight
     if holdout:  # what the weights never saw, so that a later score on it can be called blind
         fitted["held_out"] = sorted(_dataset_name(p) for p in holdout)
     if lexicon_id is not None:

@@ -35,6 +35,7 @@ class Plan:
     type_l2: float | None = None  # the type part's L2 strength (None: l2)
     type_prior: float = 0.0  # pull the type part toward the hand weights' type evidence (0: toward zero)
     recall_weight: float = 1.0  # how much a knowledge window of a --recall-only set counts in the durability fit
+    rest_weight: float = 1.0  # how much any other window of a --recall-only set counts there
 
     @property
     def free(self) -> tuple:
@@ -89,7 +90,9 @@ def train(rows, plan: Plan) -> Weights:
         any_term = (found.sum(axis=1) > 0).astype(float)[:, None]
         x = np.hstack([x, any_term, found])
         bounds += [_bound(plan.sign.get(plan.lexicon_id))] + [(None, None)] * len(chosen)
-    counts = [plan.recall_weight if y[j] and not rows[i].judged else 1.0 for j, i in enumerate(keep)]
+    # A --recall-only set's flags are not held against precision, so its windows without knowledge
+    # may count less in the fit than a window whose false flag would cost precision.
+    counts = [1.0 if rows[i].judged else plan.recall_weight if y[j] else plan.rest_weight for j, i in enumerate(keep)]
     fitted = _two_part(x, y, bounds, offset, plan, _type_prior(plan, column, bounds, x.shape[1]), counts)
     signals = {}
     for s in plan.signals:

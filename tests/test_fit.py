@@ -362,47 +362,41 @@ def test_knowledge_of_a_type_no_signal_scores_is_fitted_and_cross_validated_with
     assert outcome.report["cv"]["balanced"]["fixtures"]["windows"] == outcome.report["fitted"]["fixtures"]["windows"]
 
 
-def test_recall_weight_is_recorded_and_raises_recall_only_knowledge(workspace):
+def _recall_only_runs(workspace, option: str, values) -> tuple:
+    """(the last fixture file, {value: fit outcome}) with that file --recall-only and `option` at each value."""
     folder = workspace / "fixtures"
     last = sorted(folder.glob("*.yaml"))[-1]
-    runs = {w: fit_revision(str(workspace / "rules.yaml"), [str(folder)], out_revision="w", folds=3,
-                            recall_only=[str(last)], recall_weight=w) for w in (1.0, 6.0)}
+    return last, {v: fit_revision(str(workspace / "rules.yaml"), [str(folder)], out_revision="w", folds=3,
+                                  recall_only=[str(last)], **{option: v}) for v in values}
+
+
+def _mean_best_score(outcome, windows) -> float:
+    """The written revision's best type score, averaged over `windows`."""
+    from gate.engine.compiler import compile_revision
+
+    classifier = compile_revision(load_revision("w.yaml", text=outcome.text, display_name="w"))
+    return sum(max(classifier.classify(w).scores.values(), default=0.0) for w in windows) / len(windows)
+
+
+def test_recall_weight_is_recorded_and_raises_recall_only_knowledge(workspace):
+    last, runs = _recall_only_runs(workspace, "recall_weight", (1.0, 6.0))
     assert "recall_weight" not in runs[1.0].report["fitted"]
     assert runs[6.0].report["fitted"]["recall_weight"] == 6.0
     assert runs[6.0].report["self_check"]["differ"] == []
-
     # the written weights score that set's knowledge windows higher than the unweighted fit's
-    from gate.engine.compiler import compile_revision
-
     knowledge = [f["window"] for f in yaml.safe_load(last.read_text()) if f["label"] == "extract"]
-
-    def mean_best_score(outcome):
-        classifier = compile_revision(load_revision("w.yaml", text=outcome.text, display_name="w"))
-        return sum(max(classifier.classify(w).scores.values(), default=0.0) for w in knowledge) / len(knowledge)
-
-    assert mean_best_score(runs[6.0]) > mean_best_score(runs[1.0]) + 0.2
+    assert _mean_best_score(runs[6.0], knowledge) > _mean_best_score(runs[1.0], knowledge) + 0.2
 
 
 def test_rest_weight_is_recorded_and_lets_a_recall_only_sets_one_offs_pull_less(workspace):
-    folder = workspace / "fixtures"
-    last = sorted(folder.glob("*.yaml"))[-1]
-    runs = {w: fit_revision(str(workspace / "rules.yaml"), [str(folder)], out_revision="w", folds=3,
-                            recall_only=[str(last)], rest_weight=w) for w in (1.0, 0.1)}
+    last, runs = _recall_only_runs(workspace, "rest_weight", (1.0, 0.1))
     assert "rest_weight" not in runs[1.0].report["fitted"]
     assert runs[0.1].report["fitted"]["rest_weight"] == 0.1
     assert runs[0.1].report["self_check"]["differ"] == []
-
     # counted a tenth, that set's windows without knowledge push the weights down less: they score higher
-    from gate.engine.compiler import compile_revision
-
     rest = [f["window"] for f in yaml.safe_load(last.read_text()) if f["label"] == "exclude"]
     assert rest
-
-    def mean_best_score(outcome):
-        classifier = compile_revision(load_revision("w.yaml", text=outcome.text, display_name="w"))
-        return sum(max(classifier.classify(w).scores.values(), default=0.0) for w in rest) / len(rest)
-
-    assert mean_best_score(runs[0.1]) > mean_best_score(runs[1.0]) + 0.05
+    assert _mean_best_score(runs[0.1], rest) > _mean_best_score(runs[1.0], rest) + 0.05
 
 
 def test_type_prior_is_recorded_and_keeps_a_hand_typed_signal_typed(workspace):

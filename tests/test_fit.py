@@ -264,6 +264,18 @@ def test_an_output_path_that_cannot_be_written_is_a_one_line_error_before_the_fi
     assert blocker.read_text(encoding="utf-8") == "a file where a folder should be"
 
 
+def test_a_write_that_fails_after_the_fit_names_the_file_asked_for_and_keeps_the_old_one(workspace, tmp_path):
+    out = tmp_path / "v2.yaml"
+    out.write_text("an earlier revision\n", encoding="utf-8")
+    (tmp_path / ".v2.yaml.tmp").mkdir()  # where the fit writes before it renames: a folder, so the write fails late
+    result = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures", str(workspace / "fixtures"),
+                                       "--out", str(out), "--folds", "3", "--quiet"])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1 and "cannot write" in result.output
+    assert str(out) in result.output and ".tmp" not in result.output
+    assert out.read_text(encoding="utf-8") == "an earlier revision\n"
+
+
 def test_a_report_in_a_new_folder_is_written_there(workspace, tmp_path):
     report = tmp_path / "reports" / "fit" / "v2.json"
     result = CliRunner().invoke(main, ["fit", str(workspace / "rules.yaml"), "--fixtures", str(workspace / "fixtures"),

@@ -117,6 +117,12 @@ def _write(path: str, text: str) -> None:
     """Whole or not at all: a temporary file beside it, then renamed over."""
     directory = os.path.dirname(os.path.abspath(path))
     temporary = os.path.join(directory, f".{os.path.basename(path)}.tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        # The person named `path`; the temporary file is ours, so the error names theirs.
+        if os.path.isfile(temporary):
+            os.remove(temporary)
+        raise OSError(exc.errno, exc.strerror or str(exc), path) from exc

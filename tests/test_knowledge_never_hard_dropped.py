@@ -2,13 +2,15 @@
 dropped at any level, whatever a tool in it read or printed.
 
 Checked on the shared real sets (real Claude Code exchanges and real wording) when they sit
-beside the project (skipped, saying so, when absent), and on the shipped fixtures from v2.26 on:
+beside the project (skipped, saying so, when absent), and on the shipped fixtures from v2.30 on:
 v2.4 to v2.17 hard-drop a person's one-line statement that carries one noise token ("caps at
 ~60MB/s", "step 2/4", "error handling goes through..."; fixtures/one_line_statements.yaml), found
 after v2.17 shipped and mended by v2.18's drop half; v2.18 to v2.21 hard-drop a person's words
 with the log lines they pasted below them (fixtures/pasted_output.yaml), mended by v2.22's;
 v2.22 and v2.23 still hard-drop a person's procedure under an alert's pasted `key: value` fields,
-which repo-file-paste took for a config file, mended by v2.26's.
+which repo-file-paste took for a config file, mended by v2.26's; v2.26 to v2.29 hard-drop a
+person's procedure when a still-running note follows it in the same turn ("... then requeue from
+/admin/imports. reimport is still going"), mended by v2.30's.
 A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 
@@ -28,9 +30,10 @@ SHARED = os.path.join(ROOT, "..", "shared", "data")
 REVISIONS = sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=revision_version)
 # A fitted revision drops exactly what its source drops (a fit never touches a drop rule).
 GUARDED = distinct_condition_revisions([p for p in REVISIONS if revision_version(p) >= (2, 4)])
-# the first revision each set is guarded from, when not v2.4: v2.26 on the fixtures, since v2.18 to
-# v2.23 take a person's words with the tool output they pasted (fixtures/pasted_output.yaml)
-SINCE = {"fixtures": (2, 26)}
+# the first revision each set is guarded from, when not v2.4: v2.30 on the fixtures, since v2.18 to
+# v2.23 take a person's words with the tool output they pasted (fixtures/pasted_output.yaml) and
+# v2.26 to v2.29 with a still-running note of theirs (fixtures/noise_progress.yaml)
+SINCE = {"fixtures": (2, 30)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -88,3 +91,15 @@ def test_pasted_output_caught_the_drop_half_before_v2_26(version):
     pasted = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "pasted_output.yaml")])
               if f.label == "extract" and not f.todo]
     assert hard_dropped(older[0], pasted)
+
+
+def test_a_still_running_note_caught_the_drop_half_before_v2_30():
+    # the guard starts at v2.30 on the fixtures because v2.29's still-running-ack takes a person's
+    # procedure with the progress note after it: a real failure, not a skip
+    older = [p for p in REVISIONS if revision_version(p) == (2, 29)]
+    if not older:
+        pytest.skip("rules/v2.29.yaml is not shipped")
+    progress = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "noise_progress.yaml")])
+                if f.label == "extract" and not f.todo]
+    assert hard_dropped(older[0], progress)
+

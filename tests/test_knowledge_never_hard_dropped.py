@@ -9,8 +9,8 @@ after v2.17 shipped and mended by v2.18's drop half; v2.18 to v2.21 hard-drop a 
 with the log lines they pasted below them (fixtures/pasted_output.yaml), mended by v2.22's;
 v2.22 and v2.23 still hard-drop a person's procedure under an alert's pasted `key: value` fields,
 which repo-file-paste took for a config file, mended by v2.26's; v2.26 to v2.29 hard-drop a
-person's procedure when a still-running note follows it in the same turn ("... then requeue from
-/admin/imports. reimport is still going"), mended by v2.30's.
+person's words when a still-running note, a harness notice or a line of readings shares their
+turn ("... then requeue from /admin/imports. reimport is still going"), mended by v2.30's.
 A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 
@@ -32,7 +32,7 @@ REVISIONS = sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=revisi
 GUARDED = distinct_condition_revisions([p for p in REVISIONS if revision_version(p) >= (2, 4)])
 # the first revision each set is guarded from, when not v2.4: v2.30 on the fixtures, since v2.18 to
 # v2.23 take a person's words with the tool output they pasted (fixtures/pasted_output.yaml) and
-# v2.26 to v2.29 with a still-running note of theirs (fixtures/noise_progress.yaml)
+# v2.26 to v2.29 with a still-running note, a notice or readings beside them (fixtures/noise_progress.yaml)
 SINCE = {"fixtures": (2, 30)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),

@@ -103,3 +103,54 @@ def test_a_still_running_note_caught_the_drop_half_before_v2_30():
                 if f.label == "extract" and not f.todo]
     assert hard_dropped(older[0], progress)
 
+
+
+# A sentence of the person's, on its own line above what a drop rule was written to drop, is
+# still theirs: each drop rule of the newest revision is probed with its own examples.
+OWN_SENTENCES = ("we pin node 20 on the ci runners because 22 breaks the sharp build, so do not bump it",
+                 "for next time: to unstick the importer delete its row in import_locks, then restart the worker pod")
+# Not gaps but the design: a credential in the window takes it whole (see README, v2.27's section).
+WHOLE_WINDOW_BY_DESIGN = {"secret"}
+# Known gaps, said in README (v2.28 to v2.30): a sentence above a pasted instruction file goes with
+# the file, since the file's own lines read as sentences too and the file's start is not marked.
+KNOWN_GAPS = {"repo-file-paste"}
+
+
+def _own_examples(rule):
+    for example in rule.get("examples", {}).get("match", []):
+        if isinstance(example, dict) and example.get("role", "user") == "user":
+            example = example.get("content")
+        if isinstance(example, str):
+            yield example
+
+
+def sentences_taken(path):
+    """(rule whose example, rule that dropped, example) for each probe a drop took whole."""
+    import yaml
+
+    with open(path, encoding="utf-8") as handle:
+        rules = yaml.safe_load(handle)["drop_rules"]
+    classifier = load_classifier(path)
+    taken = []
+    for rule in rules:
+        for example in _own_examples(rule):
+            for sentence in OWN_SENTENCES:
+                window = [{"role": "user", "content": f"{sentence}\n{example}"}]
+                for level in classifier.levels:
+                    decision = classifier.classify(window, level=level)
+                    if decision.action == "drop" and decision.rule not in WHOLE_WINDOW_BY_DESIGN | KNOWN_GAPS:
+                        taken.append((rule["id"], decision.rule, example[:40]))
+    return taken
+
+
+def test_a_persons_sentence_above_any_drop_rules_own_example_is_not_hard_dropped():
+    newest = max(REVISIONS, key=revision_version)
+    taken = sentences_taken(newest)
+    assert taken == [], f"{os.path.basename(newest)} drops a person's sentence with {len(taken)} examples: {taken[:5]}"
+
+
+def test_the_probe_caught_v2_29s_notices():
+    older = [p for p in REVISIONS if revision_version(p) == (2, 29)]
+    if not older:
+        pytest.skip("rules/v2.29.yaml is not shipped")
+    assert {dropped for _, dropped, _ in sentences_taken(older[0])} >= {"task-notification"}

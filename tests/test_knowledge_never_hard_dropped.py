@@ -63,46 +63,45 @@ def test_no_extract_window_is_hard_dropped(path, name):
     assert drops == [], f"{os.path.basename(path)} hard-drops {len(drops)} extract window-levels of {name}: {drops[:5]}"
 
 
+def shipped(version):
+    """The shipped revision of `version`, or the test is skipped saying it is not shipped."""
+    found = [p for p in REVISIONS if revision_version(p) == version]
+    if not found:
+        pytest.skip("rules/v%d.%d.yaml is not shipped" % version)
+    return found[0]
+
+
 def test_the_check_can_fail():
     # v2.3 dropped real exchanges whose tool read a file or printed a token, person's words and all.
-    older = [p for p in REVISIONS if revision_version(p) == (2, 3)]
-    if not older:
-        pytest.skip("rules/v2.3.yaml is not shipped")
-    assert hard_dropped(older[0], extracts("real-sessions"))
+    older = shipped((2, 3))
+    assert hard_dropped(older, extracts("real-sessions"))
 
 
 def test_the_one_line_statements_caught_the_older_drop_half():
     # the guard above starts at v2.18 on the fixtures because v2.17 fails it: a real failure, not a skip
-    older = [p for p in REVISIONS if revision_version(p) == (2, 17)]
-    if not older:
-        pytest.skip("rules/v2.17.yaml is not shipped")
+    older = shipped((2, 17))
     one_line = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "one_line_statements.yaml")])
                 if f.label == "extract"]
-    assert hard_dropped(older[0], one_line)
+    assert hard_dropped(older, one_line)
 
 
 @pytest.mark.parametrize("version", [(2, 21), (2, 23)], ids=lambda v: "v%d.%d" % v)
 def test_pasted_output_caught_the_drop_half_before_v2_26(version):
     # the guard starts at v2.26 on the fixtures because v2.21 (log lines) and v2.23 (an alert's
     # fields read as a config file) fail it: a real failure, not a skip
-    older = [p for p in REVISIONS if revision_version(p) == version]
-    if not older:
-        pytest.skip("rules/v%d.%d.yaml is not shipped" % version)
+    older = shipped(version)
     pasted = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "pasted_output.yaml")])
               if f.label == "extract" and not f.todo]
-    assert hard_dropped(older[0], pasted)
+    assert hard_dropped(older, pasted)
 
 
 def test_a_still_running_note_caught_the_drop_half_before_v2_30():
     # the guard starts at v2.30 on the fixtures because v2.29's still-running-ack takes a person's
     # procedure with the progress note after it: a real failure, not a skip
-    older = [p for p in REVISIONS if revision_version(p) == (2, 29)]
-    if not older:
-        pytest.skip("rules/v2.29.yaml is not shipped")
+    older = shipped((2, 29))
     progress = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "noise_progress.yaml")])
                 if f.label == "extract" and not f.todo]
-    assert hard_dropped(older[0], progress)
-
+    assert hard_dropped(older, progress)
 
 
 # A sentence of the person's, on its own line above what a drop rule was written to drop, is
@@ -150,7 +149,5 @@ def test_a_persons_sentence_above_any_drop_rules_own_example_is_not_hard_dropped
 
 
 def test_the_probe_caught_v2_29s_notices():
-    older = [p for p in REVISIONS if revision_version(p) == (2, 29)]
-    if not older:
-        pytest.skip("rules/v2.29.yaml is not shipped")
-    assert {dropped for _, dropped, _ in sentences_taken(older[0])} >= {"task-notification"}
+    older = shipped((2, 29))
+    assert {dropped for _, dropped, _ in sentences_taken(older)} >= {"task-notification"}

@@ -21,7 +21,7 @@ from enginekit import (checked_share, classifier, distinct_condition_revisions, 
 from gate.engine.compiler import compile_revision
 from gate.engine.conditions.context import Pattern
 from gate.language.loader import load_revision
-from gate.engine.patternset import (SET_MAX, WIDE, SetBuilder, SetScanner, is_plain, stand_in, translate, verifier,
+from gate.engine.patternset import (SET_CHUNK, SET_MAX, WIDE, SetBuilder, SetScanner, is_plain, stand_in, translate, verifier,
                              with_stand_ins)
 from gate.engine.window import normalize_window
 
@@ -223,6 +223,51 @@ def test_a_scan_matching_nothing_is_zero_not_unknown():
     rebuilt = SetScanner(scanner.patterns, scanner.groups, scanner.wide)  # it pickles by its patterns
     assert rebuilt.hits("we deploy on friday") == 1 << 1
     assert rebuilt.hits("we d\u00e9ploy on friday") == WIDE
+
+
+@pytest.mark.parametrize("pattern, same_as", [
+    (r"(?:\w[\w.-]*\s+){0,3}(?:eta|remaining)\b", r"(?:eta|remaining)\b"),  # a counted run of words before
+    (r"\d+\s*ms(?:\s+each|\s+per\s+call)?", r"\d+\s*ms"),  # an optional tail
+    (r"(?:about\s+|~)?\d+%", r"\d+%"),
+])
+def test_a_pieces_optional_edges_are_left_out_and_it_stays_exact(pattern, same_as):
+    """Where a pattern is in a text does not depend on its optional edges, and in a set they
+    multiply the DFA's states."""
+    assert translate(pattern, FLAGS) == translate(same_as, FLAGS)
+    assert translate(pattern, FLAGS).exact
+
+
+@pytest.mark.parametrize("pattern", [r"^(?:\w+\s+){0,3}eta", r"a*+a", r"(?<=x)y?z"])
+def test_edges_that_constrain_a_match_stay(pattern):
+    """An anchor before the optional part, or a possessive repeat that gives nothing back,
+    decides where the rest may match."""
+    translation = translate(pattern, FLAGS)
+    assert translation is not None
+    compiled = regex.compile(pattern, FLAGS)
+    builder = SetBuilder()
+    bit, _ = builder.add(pattern, FLAGS)
+    scanner = builder.scanner()
+    for text in ("aa", "xz", "z", "yz", "eta", "one two eta", "x yz"):
+        hit = scanner.hits(text) & bit == bit
+        assert hit or compiled.search(text) is None, (pattern, text)
+        if translation.exact:
+            assert hit == (compiled.search(text) is not None), (pattern, text)
+
+
+def test_a_group_larger_than_one_set_is_scanned_as_several():
+    """Each RE2 set holds at most SET_CHUNK pieces; the bits of every set come back together."""
+    builder = SetBuilder()
+    words = [f"word{i:03d}" for i in range(SET_CHUNK * 2 + 5)]
+    bits = [builder.add(rf"\b{w}\b", FLAGS)[0] for w in words]
+    scanner = builder.scanner()
+    text = " ".join(words[::SET_CHUNK - 1])
+    expected = 0
+    for w, bit in zip(words, bits):
+        if w in text.split():
+            expected |= bit
+    assert scanner.hits(text) == expected
+    assert len(scanner._built["window"]) == 3
+    assert scanner.hits("none of them") == 0
 
 
 def test_an_exactly_translated_pattern_never_reaches_the_backtracking_engine():

@@ -10,7 +10,9 @@ with the log lines they pasted below them (fixtures/pasted_output.yaml), mended 
 v2.22 and v2.23 still hard-drop a person's procedure under an alert's pasted `key: value` fields,
 which repo-file-paste took for a config file, mended by v2.26's; v2.26 to v2.29 hard-drop a
 person's words when a still-running note, a harness notice or a line of readings shares their
-turn ("... then requeue from /admin/imports. reimport is still going"), mended by v2.30's.
+turn ("... then requeue from /admin/imports. reimport is still going"), mended by v2.30's; v2.30
+hard-drops a person's rule written under a pasted .env or key with credentials in it, or a reason
+above a pasted instruction file, mended by v2.31's `spare` on secret and repo-file-paste.
 A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 
@@ -30,10 +32,11 @@ SHARED = os.path.join(ROOT, "..", "shared", "data")
 REVISIONS = sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=revision_version)
 # A fitted revision drops exactly what its source drops (a fit never touches a drop rule).
 GUARDED = distinct_condition_revisions([p for p in REVISIONS if revision_version(p) >= (2, 4)])
-# the first revision each set is guarded from, when not v2.4: v2.30 on the fixtures, since v2.18 to
-# v2.23 take a person's words with the tool output they pasted (fixtures/pasted_output.yaml) and
-# v2.26 to v2.29 with a still-running note, a notice or readings beside them (fixtures/noise_progress.yaml)
-SINCE = {"fixtures": (2, 30)}
+# the first revision each set is guarded from, when not v2.4: v2.31 on the fixtures, since v2.18 to
+# v2.23 take a person's words with the tool output they pasted (fixtures/pasted_output.yaml),
+# v2.26 to v2.29 with a still-running note, a notice or readings beside them (fixtures/noise_progress.yaml),
+# and v2.30 with a credential or an instruction file they pasted (fixtures/spared_beside_paste.yaml)
+SINCE = {"fixtures": (2, 31)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -108,10 +111,12 @@ def test_a_still_running_note_caught_the_drop_half_before_v2_30():
 # still theirs: each drop rule of the newest revision is probed with its own examples.
 OWN_SENTENCES = ("we pin node 20 on the ci runners because 22 breaks the sharp build, so do not bump it",
                  "for next time: to unstick the importer delete its row in import_locks, then restart the worker pod")
-# Not gaps but the design: a credential in the window takes it whole (see README, v2.27's section).
-WHOLE_WINDOW_BY_DESIGN = {"secret"}
-# Known gaps, said in README (v2.28 to v2.30): a sentence above a pasted instruction file goes with
-# the file, since the file's own lines read as sentences too and the file's start is not marked.
+# Not gaps but the design: none. Until v2.30 a credential took the window whole; from v2.31
+# `secret` keeps the person's own lines (its `spare`) and judges them again without the paste.
+WHOLE_WINDOW_BY_DESIGN = set()
+# Known gaps, said in README (v2.31): repo-file-paste keeps a sentence above a pasted instruction
+# file only when it carries a word only a person types (I, we, our, pls...), since the file's own
+# lines read as sentences too and the file's start is not marked.
 KNOWN_GAPS = {"repo-file-paste"}
 
 
@@ -151,3 +156,19 @@ def test_a_persons_sentence_above_any_drop_rules_own_example_is_not_hard_dropped
 def test_the_probe_caught_v2_29s_notices():
     older = shipped((2, 29))
     assert {dropped for _, dropped, _ in sentences_taken(older)} >= {"task-notification"}
+
+
+def test_a_pasted_credential_caught_the_drop_half_before_v2_31():
+    # the guard starts at v2.31 on the fixtures because v2.30's secret and repo-file-paste take a
+    # person's rule or reason with the key or the file pasted beside it: a real failure, not a skip
+    older = shipped((2, 30))
+    spared = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "spared_beside_paste.yaml")])
+              if f.label == "extract" and not f.todo]
+    assert {rule for rule in ("secret", "repo-file-paste")
+            if any(load_classifier(older).classify(f.window).rule == rule for f in spared)} == {"secret", "repo-file-paste"}
+
+
+def test_the_probe_caught_v2_30s_credentials():
+    # v2.30's secret rule took a sentence above a pasted key with the key
+    older = shipped((2, 30))
+    assert {dropped for _, dropped, _ in sentences_taken(older)} >= {"secret"}

@@ -14,8 +14,8 @@ import os
 
 import pytest
 
-from enginekit import (assistant, classifier, contents, drop_rule, match, revision_doc, revision_version, user,
-                       write_rules)
+from enginekit import (assistant, classifier, contents, drop_rule, match, revision_doc, revision_version, signal,
+                       user, write_rules)
 from gate.engine.compiler import compile_revision
 from gate.evaluation.diff import _structural
 from gate.evaluation.lint import lint_file
@@ -185,6 +185,69 @@ def test_lint_names_strip_outside_a_payload_rule(tmp_path):
     path = write_rules(tmp_path, revision_doc([rule]))
     problems = [str(p) for p in lint_file(str(path)) if "strip applies to scope payload only" in str(p)]
     assert problems and ".yaml:" in problems[0] and "rule 'secret'" in problems[0]
+
+
+# --- spare: the person's own lines beside a paste the rule took ---------------------
+
+PLAIN_SENTENCE = r"^[a-z][a-z ,']{20,}$"  # no '=', no digits: never a line of a pasted .env
+ALWAYS = signal("always", match(r"\balways\b"), {"convention": 5}, match=["always"], no_match=["never"])
+RULE_OF_THEIRS = "we always rotate the stripe key after a client demo"
+
+
+def spared_secret(spare=PLAIN_SENTENCE, **rule_keys):
+    rule = secret_rule(**rule_keys)
+    rule["spare"] = spare
+    tool_only = drop_rule("tool-only-turn", {"turn_flag": "tool_only"}, scope="turn")
+    return revision_doc([tool_only, rule], [ALWAYS])
+
+
+def test_spare_sends_the_persons_flagged_line_without_the_paste():
+    window = [user(f"APP_ENV=staging\nSTRIPE_KEY={FAKE_KEY}\n\n{RULE_OF_THEIRS}"), assistant("Noted, rotating it.")]
+    decision = classifier(spared_secret()).classify(window)
+    assert (decision.action, decision.type) == ("flag", "convention"), decision.trace
+    assert contents(decision) == [RULE_OF_THEIRS, "Noted, rotating it."]
+    assert "turn 0 (user): cut by secret to the person's own lines" in decision.trace
+
+
+def test_spare_drops_the_window_when_what_is_left_is_not_flagged():
+    # a one-off remark under the paste: judged again it is not knowledge, so the window goes as before
+    window = [user(f"STRIPE_KEY={FAKE_KEY}\nwhy does the staging checkout fail with this")]
+    decision = classifier(spared_secret()).classify(window)
+    assert (decision.action, decision.rule) == ("drop", "secret"), decision.trace
+
+
+def test_spare_drops_the_window_when_the_kept_line_still_carries_the_evidence():
+    spare_any_line = r"\S"
+    window = [user(f"we always use {FAKE_KEY} for staging runs")]
+    decision = classifier(spared_secret(spare_any_line)).classify(window)
+    assert (decision.action, decision.rule) == ("drop", "secret"), decision.trace
+
+
+def test_spare_drops_the_window_when_no_line_is_the_persons():
+    window = [user(f"STRIPE_KEY={FAKE_KEY}\nAPP_ENV=staging")]
+    decision = classifier(spared_secret()).classify(window)
+    assert (decision.action, decision.rule) == ("drop", "secret")
+
+
+def test_without_spare_the_persons_line_goes_with_the_paste():
+    window = [user(f"STRIPE_KEY={FAKE_KEY}\n{RULE_OF_THEIRS}")]
+    doc = spared_secret()
+    del doc["drop_rules"][1]["spare"]
+    assert classifier(doc).classify(window).action == "drop"
+
+
+def test_lint_names_spare_outside_a_payload_rule(tmp_path):
+    doc = spared_secret(scope="window")
+    path = write_rules(tmp_path, doc)
+    problems = [str(p) for p in lint_file(str(path)) if "spare applies to scope payload only" in str(p)]
+    assert problems and ".yaml:" in problems[0] and "rule 'secret'" in problems[0]
+
+
+def test_a_spare_that_does_not_compile_is_named_with_its_line(tmp_path):
+    doc = spared_secret(spare="^(unclosed")
+    path = write_rules(tmp_path, doc)
+    problems = [str(p) for p in lint_file(str(path))]
+    assert any("spare" in p and "does not compile" in p and ".yaml:" in p for p in problems), problems
 
 
 # --- the shipped revisions, on the windows of issue 12 ------------------------------

@@ -75,7 +75,6 @@ class Classifier:
                         policy=self.policy, level=level, shape=shape, scores=scores or {}, error=error)
 
     def _classify(self, window, level: str, recent_shapes) -> Decision:
-        turn_rules, window_rules, signals = self._by_level[level]
         turns = normalize_window(window)
         spans = self._spans_by_level[level]
         cut, cut_by = [], None
@@ -93,8 +92,14 @@ class Classifier:
             if cut_by is not None:
                 return self._decision("drop", level, rule=cut_by, trace=(*cut, "every turn is noise"), shape=shape)
             return self._decision("drop", level, rule=None, trace=("empty window",), shape=shape)
+        return self._judge(turns, whole, level, recent, list(cut), shape, spare=True)
 
-        trace = list(cut)
+    def _judge(self, turns, whole, level: str, recent, trace: list, shape: str, *, spare: bool) -> Decision:
+        """Turn rules, window rules, then signals, on the window's turns (`whole` is their subject).
+        `spare`: whether a payload rule with `spare` may cut the person's turns down to their own
+        lines and judge those again (once: what is left is judged with spare False)."""
+        turn_rules, window_rules, signals = self._by_level[level]
+        make = self._subject
         stripped, trimmed = {}, {}
         for turn in turns:
             subject = make((turn,), recent, window=whole) if len(turns) > 1 else whole
@@ -157,6 +162,10 @@ class Classifier:
                                               shape=shape)
                     subjects = _RoleSubjects(make(kept, recent, window=whole), recent, whole, make)
                     continue
+                if spare and rule.spare is not None:
+                    sparing = self._spare_lines(rule, kept, level, recent, trace, shape)
+                    if sparing is not None:
+                        return sparing
             trace.append(f"window dropped by {rule.id}")
             return self._decision("drop", level, rule=rule.id, trace=trace, shape=shape)
 
@@ -199,6 +208,48 @@ class Classifier:
         top = scores[best] if best is not None else 0.0
         trace.append(f"skip: best score {top:g} < {threshold:g} ({level})")
         return self._decision("skip", level, rule=None, trace=trace, payload=payload, shape=shape, scores=scores)
+
+
+    def _spare_lines(self, rule, kept, level: str, recent, trace: list, shape: str) -> Decision | None:
+        """A payload rule found its evidence in the person's words. Their lines that the rule's
+        `spare` keeps (a sentence of their own above or below the paste) are judged again as the
+        window, the rest of their turns cut. What is left is sent when the signals see knowledge
+        in it at this level or at the most permissive one (a stricter level sends it unflagged
+        rather than hard-drop a person's knowledge); None (the window is dropped) when nothing is
+        kept, the rule still fires, or nothing is flagged at either level."""
+        cut = _person_lines_kept(rule, kept)
+        if cut is None:
+            return None
+        note = [f"turn {t.index} ({t.role}): cut by {rule.id} to the person's own lines"
+                for t in cut if t.role == "user"]
+        whole = self._subject(cut, recent, scanner=self.scanner, sets=self.sets if self._judged > 1 else None)
+        decision = self._judge(cut, whole, level, recent, [*trace, *note], shape, spare=False)
+        if decision.action == "flag":
+            return decision
+        widest = self.levels[-1]
+        if decision.action == "skip" and level != widest:
+            if self._judge(cut, whole, widest, recent, [], shape, spare=False).action == "flag":
+                return dataclasses.replace(decision, trace=(*decision.trace, f"what is left is flagged at {widest}: sent"))
+        return None
+
+
+def _person_lines_kept(rule, turns):
+    """`turns` with each of the person's turns cut to the lines `rule.spare` matches (stripped);
+    a turn of theirs with none goes. None when no line of theirs is kept."""
+    out, kept_any = [], False
+    for turn in turns:
+        if turn.role != "user":
+            out.append(turn)
+            continue
+        try:
+            lines = [line.strip() for line in turn.text.splitlines()
+                     if line.strip() and rule.spare.search(line.strip(), timeout=SPAN_TIMEOUT)]
+        except TimeoutError:
+            raise RuleTimeout(rule.id) from None
+        if lines:
+            kept_any = True
+            out.append(dataclasses.replace(turn, text="\n".join(lines)))
+    return tuple(out) if kept_any else None
 
 
 def _utf8(text: str) -> str:

@@ -16,7 +16,7 @@ from gate.engine.conditions.match import Match
 from gate.engine.literals import required
 from gate.engine.patternset import window_group
 from gate.language.model import Signal
-from gate.language.patterns import expand
+from gate.language.patterns import ReferenceError_, expand
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,9 @@ class CompiledRule:
     # None for every other rule (their weights are constants).
     weigh: object = None
     strip: str = "others"  # payload rules: which non-person turns go when the person is spared
+    # payload rules: the regex of a person's line kept when the evidence is theirs (see
+    # classify.Classifier._spare_lines); None drops their window whole
+    spare: object = None
     span: object = None  # span rules: the regex whose matches are cut out of a turn's text
     # span rules, when optimizing: literals one of which every match holds (in literals.fold(text)),
     # so a turn without any is not searched; None when none is known
@@ -111,6 +114,7 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         trace_line=f"signal {rule.id} " + " ".join(f"{k}{v:+g}" for k, v in rule.weights.items()) if is_signal else "",
         weigh=when.weigher(rule.id, dict(rule.weights)) if is_signal and isinstance(when, Lexicon) else None,
         strip=getattr(rule, "strip", "others"),
+        spare=_spare_regex(rule, revision, ctx) if getattr(rule, "spare", None) and rule.scope == "payload" else None,
         span=span,
         span_literals=span_literals,
         span_marks=_first_marks(span_literals),
@@ -166,6 +170,17 @@ def _span_regex(rule, revision, ctx):
     flags = regex.MULTILINE | (0 if spec.get("case_sensitive", False) else regex.IGNORECASE)
     return regex.compile("|".join(f"(?:{expand(p, revision.vocabularies, revision.fragments)})" for p in patterns),
                          flags)
+
+
+def _spare_regex(rule, revision, ctx):
+    """A payload rule's `spare`: the line of the person's own that it keeps, searched per line."""
+    try:
+        return regex.compile(expand(rule.spare, revision.vocabularies, revision.fragments),
+                             regex.MULTILINE | regex.IGNORECASE)
+    except ReferenceError_ as exc:
+        raise ctx.fail(rule.path + ("spare",), str(exc)) from None
+    except regex.error as exc:
+        raise ctx.fail(rule.path + ("spare",), f"pattern does not compile: {exc}") from None
 
 
 _NOTHING = (None, 0, 0)

@@ -242,6 +242,13 @@ def _structural(old, new, old_levels, new_levels):
             more.append(change + " (drops the window for evidence in any turn or tool call)")
         else:
             notes.append(change)
+    if old.get("spare") != new.get("spare"):
+        if old.get("spare") is None:
+            less.append("now spares the person's own lines (cut to them when the evidence is theirs; sent if flagged)")
+        elif new.get("spare") is None:
+            more.append("no longer spares the person's own lines (drops their window whole)")
+        else:
+            notes.append("`spare` changed")
     # A weight that shrinks toward 0 (or flips sign) does less of what it did, whether
     # it boosted a type or suppressed it; one that grows does more of it.
     old_w, new_w = old.get("weights") or {}, new.get("weights") or {}

@@ -175,14 +175,15 @@ def _lexicon_problems(revision, rule) -> list[Problem]:
 def _payload_problems(revision, rule) -> list[Problem]:
     """A payload rule judges the person's turns blind to tool calls and results, and what a
     tool read may only strip the other turns: with role user, a tool_io condition can never act.
-    `strip` says which of those other turns go, so it means nothing outside a payload rule."""
+    `strip` says which of those other turns go, and `spare` which of the person's lines stay when
+    the evidence is theirs, so neither means anything outside a payload rule."""
     if rule.path[0] != "drop_rules":
         return []
     if rule.scope != "payload":
-        if "strip" in revision.source.data["drop_rules"][rule.path[1]]:
-            return [revision.source.problem(rule.path + ("strip",), f"rule '{rule.id}': strip applies to scope payload "
-                                            f"only (this rule's scope is {rule.scope}); remove it")]
-        return []
+        raw = revision.source.data["drop_rules"][rule.path[1]]
+        return [revision.source.problem(rule.path + (key,), f"rule '{rule.id}': {key} applies to scope payload "
+                                        f"only (this rule's scope is {rule.scope}); remove it")
+                for key in ("strip", "spare") if key in raw]
     if rule.role != "user":
         return []
     raw = revision.source.data["drop_rules"][rule.path[1]]

@@ -35,6 +35,7 @@ class DropRule:
     examples: Examples
     path: tuple  # where the rule sits in its file, for located errors
     strip: str = "others"  # payload: strip every judged non-person turn, or only those with the evidence
+    spare: str | None = None  # payload: the person's lines kept when the evidence is theirs (a pattern)
 
 
 @dataclass(frozen=True)

@@ -326,3 +326,37 @@ def test_payload_rules_never_raise_on_hostile_windows(shipped, window):
         assert decision.action in ("drop", "skip", "flag")
         assert decision.error is None or decision.error.startswith("timeout in rule"), decision.error
         assert not any(FAKE_KEY in turn["content"] for turn in decision.payload)
+
+
+# --- the shipped revisions with spare: what is sent never holds the credential ----------------
+
+SPARING = [p for p in PAYLOAD_REVISIONS
+           if any(r.spare for r in load_revision(p).drop_rules if r.id == "secret")]
+OWN_RULES = ("fyi new env vars go through the vault sync job, never straight into the k8s secret by hand",
+             "going forward mask every token when u print config back to me, i share my screen a lot")
+
+
+def test_a_revision_spares_the_person_beside_a_credential():
+    assert SPARING, "no shipped revision gives secret a spare"
+
+
+@pytest.mark.parametrize("path", SPARING[-1:], ids=os.path.basename)
+def test_what_a_spared_window_sends_never_holds_the_credential(path):
+    revision = load_revision(path)
+    compiled = compile_revision(revision)
+    secret = next(r for r in revision.drop_rules if r.id == "secret")
+    pasted = [e for e in secret.examples.match if isinstance(e, str)]
+    sent_any = 0
+    for example in pasted:
+        for own in OWN_RULES:
+            for window in ([user(f"{example}\n\n{own}")], [user(f"{own}\n{example}")]):
+                for level in revision.levels:
+                    decision = compiled.classify(window, level=level)
+                    if decision.action == "drop":
+                        continue
+                    sent_any += 1
+                    for text in contents(decision):
+                        alone = compiled.classify([user(text)], level=level)
+                        assert alone.rule != "secret", (example[:40], level, text[:80])
+                        assert example not in text
+    assert sent_any, "the person's rule is never kept beside any of secret's own examples"

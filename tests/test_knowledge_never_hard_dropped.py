@@ -12,7 +12,8 @@ which repo-file-paste took for a config file, mended by v2.26's; v2.26 to v2.29 
 person's words when a still-running note, a harness notice or a line of readings shares their
 turn ("... then requeue from /admin/imports. reimport is still going"), mended by v2.30's; v2.30
 hard-drops a person's rule written under a pasted .env or key with credentials in it, or a reason
-above a pasted instruction file, mended by v2.31's `spare` on secret and repo-file-paste.
+above a pasted instruction file, mended by v2.31's `spare` on secret and repo-file-paste; v2.31
+when that sentence runs into the paste's lead-in on one line, mended by v2.32's.
 A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 
@@ -32,11 +33,12 @@ SHARED = os.path.join(ROOT, "..", "shared", "data")
 REVISIONS = sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=revision_version)
 # A fitted revision drops exactly what its source drops (a fit never touches a drop rule).
 GUARDED = distinct_condition_revisions([p for p in REVISIONS if revision_version(p) >= (2, 4)])
-# the first revision each set is guarded from, when not v2.4: v2.31 on the fixtures, since v2.18 to
+# the first revision each set is guarded from, when not v2.4: v2.32 on the fixtures, since v2.18 to
 # v2.23 take a person's words with the tool output they pasted (fixtures/pasted_output.yaml),
 # v2.26 to v2.29 with a still-running note, a notice or readings beside them (fixtures/noise_progress.yaml),
-# and v2.30 with a credential or an instruction file they pasted (fixtures/spared_beside_paste.yaml)
-SINCE = {"fixtures": (2, 31)}
+# v2.30 with a credential or an instruction file they pasted (fixtures/spared_beside_paste.yaml),
+# and v2.31 when their sentence runs into the paste's lead-in (fixtures/paste_blind5.yaml)
+SINCE = {"fixtures": (2, 32)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -111,13 +113,14 @@ def test_a_still_running_note_caught_the_drop_half_before_v2_30():
 # still theirs: each drop rule of the newest revision is probed with its own examples.
 OWN_SENTENCES = ("we pin node 20 on the ci runners because 22 breaks the sharp build, so do not bump it",
                  "for next time: to unstick the importer delete its row in import_locks, then restart the worker pod")
-# Not gaps but the design: none. Until v2.30 a credential took the window whole; from v2.31
-# `secret` keeps the person's own lines (its `spare`) and judges them again without the paste.
+# Not gaps but the design: none. Until v2.30 a credential took the window whole.
 WHOLE_WINDOW_BY_DESIGN = set()
-# Known gaps, said in README (v2.31): repo-file-paste keeps a sentence above a pasted instruction
-# file only when it carries a word only a person types (I, we, our, pls...), since the file's own
-# lines read as sentences too and the file's start is not marked.
-KNOWN_GAPS = {"repo-file-paste"}
+# Known gaps, said in README: none since v2.32.
+KNOWN_GAPS = set()
+# From v2.31 a payload rule with `spare` keeps the person's sentence and judges it again without
+# the paste: it stays exactly when the knowledge half keeps the sentence alone (flagged at the
+# level, or at the default level when the level is stricter). A sentence the signals miss goes with
+# the paste: that is the knowledge half's miss, measured by extract_recall, not the drop half's.
 
 
 def _own_examples(rule):
@@ -135,15 +138,27 @@ def sentences_taken(path):
     with open(path, encoding="utf-8") as handle:
         rules = yaml.safe_load(handle)["drop_rules"]
     classifier = load_classifier(path)
+    sparing = {rule["id"] for rule in rules if rule.get("spare")}
+    levels = classifier.levels
+    default = levels.index(classifier.default_level)
+
+    def kept_alone(sentence, level):
+        judged = (level, levels[default]) if levels.index(level) < default else (level,)
+        return any(classifier.classify([{"role": "user", "content": sentence}], level=at).action == "flag"
+                   for at in judged)
+
     taken = []
     for rule in rules:
         for example in _own_examples(rule):
             for sentence in OWN_SENTENCES:
                 window = [{"role": "user", "content": f"{sentence}\n{example}"}]
-                for level in classifier.levels:
+                for level in levels:
                     decision = classifier.classify(window, level=level)
-                    if decision.action == "drop" and decision.rule not in WHOLE_WINDOW_BY_DESIGN | KNOWN_GAPS:
-                        taken.append((rule["id"], decision.rule, example[:40]))
+                    if decision.action != "drop" or decision.rule in WHOLE_WINDOW_BY_DESIGN | KNOWN_GAPS:
+                        continue
+                    if decision.rule in sparing and not kept_alone(sentence, level):
+                        continue
+                    taken.append((rule["id"], decision.rule, example[:40]))
     return taken
 
 
@@ -166,6 +181,15 @@ def test_a_pasted_credential_caught_the_drop_half_before_v2_31():
               if f.label == "extract" and not f.todo]
     assert {rule for rule in ("secret", "repo-file-paste")
             if any(load_classifier(older).classify(f.window).rule == rule for f in spared)} == {"secret", "repo-file-paste"}
+
+
+def test_a_sentence_running_into_a_lead_in_caught_v2_31():
+    # the guard starts at v2.32 on the fixtures because v2.31's spare leaves a line that ends in
+    # a lead-in ("... current compose:") to the paste, sentence and all: a real failure, not a skip
+    older = shipped((2, 31))
+    blind = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "paste_blind5.yaml")])
+             if f.label == "extract" and not f.todo]
+    assert hard_dropped(older, blind)
 
 
 def test_the_probe_caught_v2_30s_credentials():

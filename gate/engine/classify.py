@@ -213,10 +213,11 @@ class Classifier:
     def _spare_lines(self, rule, kept, level: str, recent, trace: list, shape: str) -> Decision | None:
         """A payload rule found its evidence in the person's words. Their lines that the rule's
         `spare` keeps (a sentence of their own above or below the paste) are judged again as the
-        window, the rest of their turns cut. What is left is sent when the signals see knowledge
-        in it at this level or at the most permissive one (a stricter level sends it unflagged
-        rather than hard-drop a person's knowledge); None (the window is dropped) when nothing is
-        kept, the rule still fires, or nothing is flagged at either level."""
+        window, the rest of their turns cut. What is left is flagged when the signals see knowledge
+        in it at this level; at a level stricter than the default, skipped when they see it at
+        the default level (a stricter level does not hard-drop what the default would keep: a
+        skip is recoverable). None (the window is dropped) when nothing is kept, the rule still
+        fires, or nothing is flagged."""
         cut = _person_lines_kept(rule, kept)
         if cut is None:
             return None
@@ -226,10 +227,11 @@ class Classifier:
         decision = self._judge(cut, whole, level, recent, [*trace, *note], shape, spare=False)
         if decision.action == "flag":
             return decision
-        widest = self.levels[-1]
-        if decision.action == "skip" and level != widest:
-            if self._judge(cut, whole, widest, recent, [], shape, spare=False).action == "flag":
-                return dataclasses.replace(decision, trace=(*decision.trace, f"what is left is flagged at {widest}: sent"))
+        default = self.default_level
+        if decision.action == "skip" and self.levels.index(level) < self.levels.index(default):
+            if self._judge(cut, whole, default, recent, [], shape, spare=False).action == "flag":
+                return dataclasses.replace(
+                    decision, trace=(*decision.trace, f"what is left is flagged at {default}: skipped, not dropped"))
         return None
 
 

@@ -244,7 +244,7 @@ def _structural(old, new, old_levels, new_levels):
             notes.append(change)
     if old.get("spare") != new.get("spare"):
         if old.get("spare") is None:
-            less.append("now spares the person's own lines (cut to them when the evidence is theirs; sent if flagged)")
+            less.append("now spares the person's own lines (cut to them when the evidence is theirs; kept if flagged)")
         elif new.get("spare") is None:
             more.append("no longer spares the person's own lines (drops their window whole)")
         else:

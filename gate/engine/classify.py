@@ -6,7 +6,8 @@ Order of judgement:
 2. window rules judge what is left (repo-file pastes, secrets, repeats); a
    payload rule drops the window only for evidence in the person's own turns,
    and otherwise strips the other turns it judged (a tool read a file or printed
-   a token, and the assistant restated it: the person's words still go);
+   a token, and the assistant restated it: the person's words still go); with
+   `spare`, the person's own lines beside their paste are judged again without it;
 3. signals score what is left per type; the level's threshold decides flag
    or skip, and the highest-scoring type is the memory type.
 """
@@ -208,7 +209,6 @@ class Classifier:
         top = scores[best] if best is not None else 0.0
         trace.append(f"skip: best score {top:g} < {threshold:g} ({level})")
         return self._decision("skip", level, rule=None, trace=trace, payload=payload, shape=shape, scores=scores)
-
 
     def _spare_lines(self, rule, kept, level: str, recent, trace: list, shape: str) -> Decision | None:
         """A payload rule found its evidence in the person's words. Their lines that the rule's

@@ -8,7 +8,7 @@ import regex
 
 from gate.engine.conditions import CompileContext, compile_condition
 from gate.engine.conditions.combinators import All, Any, Not
-from gate.engine.conditions.context import DEFAULT_TIMEOUT
+from gate.engine.conditions.context import DEFAULT_TIMEOUT, Pattern
 from gate.engine.conditions.count import Count
 from gate.engine.conditions.lexicon import Lexicon
 from gate.engine.conditions.line_share import LineShare
@@ -173,10 +173,12 @@ def _span_regex(rule, revision, ctx):
 
 
 def _spare_regex(rule, revision, ctx):
-    """A payload rule's `spare`: the line of the person's own that it keeps, searched per line."""
+    """A payload rule's `spare`: the line of the person's own that it keeps, searched per line.
+    Compiled on first use when the revision comes from the cache (a hook rarely needs it)."""
+    flags = regex.MULTILINE | regex.IGNORECASE
     try:
-        return regex.compile(expand(rule.spare, revision.vocabularies, revision.fragments),
-                             regex.MULTILINE | regex.IGNORECASE)
+        expanded = expand(rule.spare, revision.vocabularies, revision.fragments)
+        return Pattern(expanded, flags, -1, None if ctx.lazy else regex.compile(expanded, flags))
     except ReferenceError_ as exc:
         raise ctx.fail(rule.path + ("spare",), str(exc)) from None
     except regex.error as exc:

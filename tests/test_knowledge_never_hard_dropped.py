@@ -113,10 +113,8 @@ def test_a_still_running_note_caught_the_drop_half_before_v2_30():
 # still theirs: each drop rule of the newest revision is probed with its own examples.
 OWN_SENTENCES = ("we pin node 20 on the ci runners because 22 breaks the sharp build, so do not bump it",
                  "for next time: to unstick the importer delete its row in import_locks, then restart the worker pod")
-# Not gaps but the design: none. Until v2.30 a credential took the window whole.
-WHOLE_WINDOW_BY_DESIGN = set()
-# Known gaps, said in README: none since v2.32.
-KNOWN_GAPS = set()
+# Every drop rule is probed, with no exemption since v2.32 (until v2.30 a credential took the
+# window whole by design; until v2.31 a sentence above a pasted instruction file went with it).
 # From v2.31 a payload rule with `spare` keeps the person's sentence and judges it again without
 # the paste: it stays exactly when the knowledge half keeps the sentence alone (flagged at the
 # level, or at the default level when the level is stricter). A sentence the signals miss goes with
@@ -154,7 +152,7 @@ def sentences_taken(path):
                 window = [{"role": "user", "content": f"{sentence}\n{example}"}]
                 for level in levels:
                     decision = classifier.classify(window, level=level)
-                    if decision.action != "drop" or decision.rule in WHOLE_WINDOW_BY_DESIGN | KNOWN_GAPS:
+                    if decision.action != "drop":
                         continue
                     if decision.rule in sparing and not kept_alone(sentence, level):
                         continue
@@ -176,11 +174,10 @@ def test_the_probe_caught_v2_29s_notices():
 def test_a_pasted_credential_caught_the_drop_half_before_v2_31():
     # the guard starts at v2.31 on the fixtures because v2.30's secret and repo-file-paste take a
     # person's rule or reason with the key or the file pasted beside it: a real failure, not a skip
-    older = shipped((2, 30))
+    older = load_classifier(shipped((2, 30)))
     spared = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "spared_beside_paste.yaml")])
               if f.label == "extract" and not f.todo]
-    assert {rule for rule in ("secret", "repo-file-paste")
-            if any(load_classifier(older).classify(f.window).rule == rule for f in spared)} == {"secret", "repo-file-paste"}
+    assert {older.classify(f.window).rule for f in spared} >= {"secret", "repo-file-paste"}
 
 
 def test_a_sentence_running_into_a_lead_in_caught_v2_31():

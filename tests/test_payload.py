@@ -330,21 +330,15 @@ def test_payload_rules_never_raise_on_hostile_windows(shipped, window):
 
 # --- the shipped revisions with spare: what is sent never holds the credential ----------------
 
-SPARING = [p for p in PAYLOAD_REVISIONS
-           if any(r.spare for r in load_revision(p).drop_rules if r.id == "secret")]
 OWN_RULES = ("fyi new env vars go through the vault sync job, never straight into the k8s secret by hand",
              "going forward mask every token when u print config back to me, i share my screen a lot")
 
 
-def test_a_revision_spares_the_person_beside_a_credential():
-    assert SPARING, "no shipped revision gives secret a spare"
-
-
-@pytest.mark.parametrize("path", SPARING[-1:], ids=os.path.basename)
-def test_what_a_spared_window_sends_never_holds_the_credential(path):
-    revision = load_revision(path)
+def test_what_the_newest_revision_sends_beside_a_credential_never_holds_it():
+    revision = load_revision(PAYLOAD_REVISIONS[-1])
     compiled = compile_revision(revision)
     secret = next(r for r in revision.drop_rules if r.id == "secret")
+    assert secret.spare, "the newest revision's secret rule spares no line of the person's"
     pasted = [e for e in secret.examples.match if isinstance(e, str)]
     sent_any = 0
     for example in pasted:

@@ -37,8 +37,9 @@ GUARDED = distinct_condition_revisions([p for p in REVISIONS if revision_version
 # v2.23 take a person's words with the tool output they pasted (fixtures/pasted_output.yaml),
 # v2.26 to v2.29 with a still-running note, a notice or readings beside them (fixtures/noise_progress.yaml),
 # v2.30 with a credential or an instruction file they pasted (fixtures/spared_beside_paste.yaml),
-# and v2.31 when their sentence runs into the paste's lead-in (fixtures/paste_blind5.yaml)
-SINCE = {"fixtures": (2, 32)}
+# v2.31 when their sentence runs into the paste's lead-in (fixtures/paste_blind5.yaml),
+# and v2.32 when a terse correction of theirs sits below a pasted instruction file (pb5-12)
+SINCE = {"fixtures": (2, 33)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -187,6 +188,16 @@ def test_a_sentence_running_into_a_lead_in_caught_v2_31():
     blind = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "paste_blind5.yaml")])
              if f.label == "extract" and not f.todo]
     assert hard_dropped(older, blind)
+
+
+def test_a_terse_correction_below_a_pasted_file_caught_v2_32():
+    # the guard starts at v2.33 on the fixtures because v2.32's spare keeps a person's line beside
+    # a pasted file only when it reads as a full sentence (five glue words), so a terse correction
+    # goes with the file: a real failure, not a skip
+    older = shipped((2, 32))
+    blind = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "paste_blind5.yaml")])
+             if f.label == "extract" and not f.todo]
+    assert ("pb5-12", "balanced") in hard_dropped(older, blind)
 
 
 def test_the_probe_caught_v2_30s_credentials():

@@ -38,8 +38,9 @@ GUARDED = distinct_condition_revisions([p for p in REVISIONS if revision_version
 # v2.26 to v2.29 with a still-running note, a notice or readings beside them (fixtures/noise_progress.yaml),
 # v2.30 with a credential or an instruction file they pasted (fixtures/spared_beside_paste.yaml),
 # v2.31 when their sentence runs into the paste's lead-in (fixtures/paste_blind5.yaml),
-# and v2.32 when a terse correction of theirs sits below a pasted instruction file (pb5-12)
-SINCE = {"fixtures": (2, 33)}
+# v2.32 when a terse correction of theirs sits below a pasted instruction file (pb5-12),
+# and v2.33 when a notice shares their line or their remark is shorter still (v2.34's fixtures)
+SINCE = {"fixtures": (2, 34)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -198,6 +199,18 @@ def test_a_terse_correction_below_a_pasted_file_caught_v2_32():
     blind = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "paste_blind5.yaml")])
              if f.label == "extract" and not f.todo]
     assert ("pb5-12", "balanced") in hard_dropped(older, blind)
+
+
+def test_a_notice_on_the_persons_line_caught_v2_33():
+    # the guard starts at v2.34 on the fixtures because v2.33's task-notification takes a turn
+    # whose sentence shares a line with the notice, and its spare leaves a nine-word instruction
+    # above a pasted AGENTS.md to the file: a real failure, not a skip
+    older = shipped((2, 33))
+    ours = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "notice_same_line.yaml"),
+                                      os.path.join(ROOT, "fixtures", "spared_beside_paste.yaml")])
+            if f.label == "extract" and not f.todo]
+    dropped = {fixture for fixture, _ in hard_dropped(older, ours)}
+    assert {"nsl-convention-after-notification", "sp-agents-md-never-line-above"} <= dropped
 
 
 def test_the_probe_caught_v2_30s_credentials():

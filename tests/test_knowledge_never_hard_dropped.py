@@ -56,6 +56,12 @@ def extracts(name):
     return found
 
 
+def fixture_extracts(*names):
+    """The extract windows of these files in fixtures/, less those a `todo` declares a known gap."""
+    paths = [os.path.join(ROOT, "fixtures", name) for name in names]
+    return [f for f in load_fixtures(paths) if f.label == "extract" and not f.todo]
+
+
 def hard_dropped(path, fixtures):
     classifier = load_classifier(path)
     return [(f.id, level) for f in fixtures for level in classifier.levels
@@ -97,8 +103,7 @@ def test_pasted_output_caught_the_drop_half_before_v2_26(version):
     # the guard starts at v2.26 on the fixtures because v2.21 (log lines) and v2.23 (an alert's
     # fields read as a config file) fail it: a real failure, not a skip
     older = shipped(version)
-    pasted = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "pasted_output.yaml")])
-              if f.label == "extract" and not f.todo]
+    pasted = fixture_extracts("pasted_output.yaml")
     assert hard_dropped(older, pasted)
 
 
@@ -106,8 +111,7 @@ def test_a_still_running_note_caught_the_drop_half_before_v2_30():
     # the guard starts at v2.30 on the fixtures because v2.29's still-running-ack takes a person's
     # procedure with the progress note after it: a real failure, not a skip
     older = shipped((2, 29))
-    progress = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "noise_progress.yaml")])
-                if f.label == "extract" and not f.todo]
+    progress = fixture_extracts("noise_progress.yaml")
     assert hard_dropped(older, progress)
 
 
@@ -177,8 +181,7 @@ def test_a_pasted_credential_caught_the_drop_half_before_v2_31():
     # the guard starts at v2.31 on the fixtures because v2.30's secret and repo-file-paste take a
     # person's rule or reason with the key or the file pasted beside it: a real failure, not a skip
     older = load_classifier(shipped((2, 30)))
-    spared = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "spared_beside_paste.yaml")])
-              if f.label == "extract" and not f.todo]
+    spared = fixture_extracts("spared_beside_paste.yaml")
     assert {older.classify(f.window).rule for f in spared} >= {"secret", "repo-file-paste"}
 
 
@@ -186,8 +189,7 @@ def test_a_sentence_running_into_a_lead_in_caught_v2_31():
     # the guard starts at v2.32 on the fixtures because v2.31's spare leaves a line that ends in
     # a lead-in ("... current compose:") to the paste, sentence and all: a real failure, not a skip
     older = shipped((2, 31))
-    blind = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "paste_blind5.yaml")])
-             if f.label == "extract" and not f.todo]
+    blind = fixture_extracts("paste_blind5.yaml")
     assert hard_dropped(older, blind)
 
 
@@ -196,8 +198,7 @@ def test_a_terse_correction_below_a_pasted_file_caught_v2_32():
     # a pasted file only when it reads as a full sentence (five glue words), so a terse correction
     # goes with the file: a real failure, not a skip
     older = shipped((2, 32))
-    blind = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "paste_blind5.yaml")])
-             if f.label == "extract" and not f.todo]
+    blind = fixture_extracts("paste_blind5.yaml")
     assert ("pb5-12", "balanced") in hard_dropped(older, blind)
 
 
@@ -206,9 +207,7 @@ def test_a_notice_on_the_persons_line_caught_v2_33():
     # whose sentence shares a line with the notice, and its spare leaves a nine-word instruction
     # above a pasted AGENTS.md to the file: a real failure, not a skip
     older = shipped((2, 33))
-    ours = [f for f in load_fixtures([os.path.join(ROOT, "fixtures", "notice_same_line.yaml"),
-                                      os.path.join(ROOT, "fixtures", "spared_beside_paste.yaml")])
-            if f.label == "extract" and not f.todo]
+    ours = fixture_extracts("notice_same_line.yaml", "spared_beside_paste.yaml")
     dropped = {fixture for fixture, _ in hard_dropped(older, ours)}
     assert {"nsl-convention-after-notification", "sp-agents-md-never-line-above"} <= dropped
 

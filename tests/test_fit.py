@@ -80,6 +80,41 @@ def test_the_fitted_file_loads_in_the_interpreter_and_decides_as_the_fit_compute
     assert check["decisions"] == 3 * 48 and check["differ"] == []
 
 
+def test_what_a_spare_keeps_is_a_training_row_and_the_file_decides_it_as_the_fit_computed(tmp_path):
+    # A payload rule with `spare` drops a window only when the signals do not flag the person's
+    # lines it keeps: with new weights, the written file flags some of the windows the old
+    # weights dropped. The fit trains on those lines and computes that decision too.
+    import fitkit
+    from enginekit import drop_rule, dump, match
+
+    key = "sk_live_FAKE4eC39HqLyjWDarjtT1zd"
+    doc = yaml.safe_load(rules_text().split("\n", 1)[1])
+    secret = drop_rule("secret", match(r"sk_live_\w{20,}"), scope="payload", mandatory=True,
+                       match=[key], no_match=["no key here"])
+    secret["spare"] = r"^[a-z][a-z ,']{20,}$"  # a plain sentence of the person's: never a line of a pasted .env
+    doc["drop_rules"].append(secret)
+    doc["flag"]["thresholds"] = dict.fromkeys(doc["flag"]["thresholds"], 50)  # the hand weights flag nothing
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(fitkit.SCHEMA_LINE + dump(doc), encoding="utf-8")
+    paths = write_corpus(tmp_path / "fixtures")
+    beside = [_fx(f"key-{i}", f"STRIPE_KEY={key}\nwe switched {area} billing to {tool} because the old one kept failing",
+                  "extract", "decision")
+              for i, (area, tool) in enumerate(zip(["the api", "search", "auth", "payments"], ["uv", "vite", "ruff", "pnpm"]))]
+    # near-duplicates of each other, so in one file: a cluster across files would join every file's group
+    paths[0].write_text(paths[0].read_text(encoding="utf-8") + yaml.safe_dump(beside, sort_keys=False),
+                        encoding="utf-8")
+
+    outcome = fit_revision(str(rules), [str(tmp_path / "fixtures")], out_revision="v2", folds=3)
+    assert outcome.report["self_check"]["differ"] == []
+    from gate.engine.compiler import compile_revision
+    hand = compile_revision(load_revision(str(rules)))
+    assert all(hand.classify(f["window"]).action == "drop" for f in beside)  # nothing flags what is spared
+    fitted = compile_revision(load_revision("v2.yaml", text=outcome.text))
+    assert all(fitted.classify(f["window"]).action == "flag" for f in beside)  # the fit learned from them
+    reach_signals = sum(1 for group in fitkit.corpus() for f in group if f["label"] != "drop")  # heartbeats drop
+    assert outcome.report["fitted"]["fixtures"]["training_windows"] == reach_signals + len(beside)
+
+
 def test_fitted_block_and_report_show_cross_validated_scores_beside_hand_weights(fitted):
     text, report, output = fitted
     block = yaml.safe_load(text)["fitted"]
@@ -314,6 +349,21 @@ def test_a_lexicon_no_term_qualifies_for_is_not_written_and_the_fit_says_so(work
     assert outcome.report["fitted"]["lexicon"] == {"terms": 0, "limit": 8, "min_df": 1000}
     assert "lexicon:" not in outcome.text.split("\nfitted:")[0]  # no lexicon signal among the rules
     assert outcome.report["self_check"]["differ"] == []
+
+
+def test_what_a_spare_keeps_drops_unless_flagged_and_a_stricter_level_skips_what_the_default_flags():
+    from gate.fit.operating import Scored, decide, settle_spared
+
+    spared = Scored("decision", False, True, "decision", 1.5, True, True)
+    plain = Scored("decision", False, True, "decision", 1.5, True, False)
+    assert decide(spared, 2.0) == ("drop", None) and decide(plain, 2.0) == ("skip", None)
+    assert decide(spared, 1.0) == ("flag", "decision")
+    scored = {"conservative": [spared, plain], "balanced": [spared, plain], "aggressive": [spared, plain]}
+    thresholds = {"conservative": 2.0, "balanced": 1.0, "aggressive": 2.0}
+    decisions = {lv: [decide(s, thresholds[lv]) for s in rows] for lv, rows in scored.items()}
+    settled = settle_spared(decisions, scored, ("conservative", "balanced", "aggressive"), "balanced")
+    assert settled["conservative"] == [("skip", None), ("skip", None)]  # the default level flags it: not dropped
+    assert settled["aggressive"][0] == ("drop", None)  # at a looser level, what is not flagged drops
 
 
 def test_operating_points_choose_the_loosest_threshold_that_keeps_the_promise():

@@ -12,7 +12,7 @@ from __future__ import annotations
 from gate.engine.conditions.lexicon import Lexicon
 from gate.evaluation import metrics
 from gate.fit.groups import assign_folds
-from gate.fit.operating import Result, Scored, choose_threshold, decide
+from gate.fit.operating import Result, Scored, choose_threshold, decide, settle_spared
 from gate.fit.weights import contributions, score, train
 
 REPORTED = ("extract_recall", "flag_precision", "type_accuracy", "hard_drop_recall", "exclude_suppressed_early")
@@ -27,7 +27,7 @@ def scored_rows(rows, weights, plan, level) -> list:
             out.append(Scored(row.target, True, False, None, 0.0, row.judged))
             continue
         fired, best, value = score(contributions(view, weights, plan, lexicon), plan.types)
-        out.append(Scored(row.target, False, fired, best, value, row.judged))
+        out.append(Scored(row.target, False, fired, best, value, row.judged, view.spared))
     return out
 
 
@@ -49,8 +49,11 @@ def out_of_fold(rows, plan, levels, k: int, seed: int, on_fold=None):
     return fold_of, scored
 
 
-def cross_validate(rows, plan, points: dict, k: int, seed: int, *, inner: bool = True, progress=None):
+def cross_validate(rows, plan, points: dict, k: int, seed: int, *, inner: bool = True, progress=None,
+                   order=None, default: str | None = None):
     """Out-of-fold decisions of the fitted weights per level, with nested thresholds.
+    `order` (the levels, strictest first) and `default` settle what a spare kept at a
+    stricter level as the classifier does (operating.settle_spared).
 
     Returns (fold_of, {level: Scored per row}, {level: (action, type) per row},
     {level: [threshold of each fold]})."""
@@ -72,6 +75,8 @@ def cross_validate(rows, plan, points: dict, k: int, seed: int, *, inner: bool =
                 decisions[level][i] = decide(s, threshold)
 
     fold_of, scored = out_of_fold(rows, plan, levels, k, seed, on_fold)
+    if order is not None and default is not None:
+        settle_spared(decisions, scored, order, default)
     return fold_of, scored, decisions, fold_thresholds
 
 

@@ -23,8 +23,9 @@ DEFAULT_POINTS = {"conservative": {"min_flag_precision": 0.97}, "balanced": {"mi
 NEVER = 1e9  # a threshold no score reaches: flag nothing
 
 # One row's scored outcome at one level: what the fit's threshold search needs.
-# `judged`: whether its flag counts toward precision (False for --recall-only sets).
-Scored = namedtuple("Scored", "target dropped fired best score judged", defaults=(True,))
+# `judged`: whether its flag counts toward precision (False for --recall-only sets);
+# `spared`: what a payload rule's spare kept, dropped unless flagged (gate/fit/rows.py).
+Scored = namedtuple("Scored", "target dropped fired best score judged spared", defaults=(True, False))
 Result = namedtuple("Result", "action type rule trace error")  # what gate.evaluation.metrics.score reads
 
 
@@ -33,7 +34,22 @@ def decide(scored: Scored, threshold: float) -> tuple:
         return "drop", None
     if scored.fired and scored.score >= threshold:
         return "flag", scored.best
-    return "skip", None
+    return ("drop" if scored.spared else "skip"), None
+
+
+def settle_spared(decisions: dict, scored: dict, order, default: str) -> dict:
+    """At a level stricter than the default, what a spare kept is skipped, not dropped, when
+    the default level flags it (a stricter level does not hard-drop what the default keeps).
+    `decisions` and `scored`: {level: per row}; `order`: the levels, strictest first."""
+    if default not in decisions:
+        return decisions
+    stricter = [lv for lv in order[:list(order).index(default)] if lv in decisions]
+    for level in stricter:
+        for i, s in enumerate(scored[level]):
+            if (s is not None and s.spared and decisions[level][i] == ("drop", None)
+                    and decisions[default][i][0] == "flag"):
+                decisions[level][i] = ("skip", None)
+    return decisions
 
 
 def results(scored, threshold: float) -> list:

@@ -121,8 +121,10 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
 
     say(f"cross-validation: {folds} folds over {len(set(group_keys))} groups"
         + (", thresholds nested" if inner else ""))
+    order, default = tuple(revision.levels), revision.default_level
     fold_of, scored, decisions, fold_thresholds = crossval.cross_validate(rows, plan, points, folds, seed,
-                                                                         inner=inner, progress=say)
+                                                                         inner=inner, progress=say,
+                                                                         order=order, default=default)
     thresholds = {lv: operating.choose_threshold(scored[lv], points[lv]) for lv in revision.levels}
     say("final fit on every window")
     final = wt.train(rows, plan)
@@ -135,10 +137,9 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
         tables = [table]
         for other in seeds[1:]:
             say(f"spread: cross-validation under fold seed {other}")
-            tables.append(crossval.table(rows, crossval.cross_validate(rows, plan, points, folds, other,
-                                                                       inner=inner)[2], subsets))
+            tables.append(crossval.table(rows, crossval.cross_validate(rows, plan, points, folds, other, inner=inner,
+                                                                       order=order, default=default)[2], subsets))
         spread_report = {"seeds": seeds, "cv": crossval.spread(tables)}
-    default = revision.default_level
     final_scored = {lv: crossval.scored_rows(rows, final, plan, lv) for lv in revision.levels}
     leaks = {lv: [r.fixture.id for r, s in zip(rows, final_scored[lv])
                   if r.fixture.label == "drop" and operating.decide(s, thresholds[lv])[0] == "flag"]
@@ -178,7 +179,7 @@ def fit_revision(rules_path: str, fixture_paths, *, out_revision: str, folds: in
                        thresholds=thresholds, points=None if declared else points, lexicon=lexicon_block,
                        fitted=fitted, origin=revision.revision)
 
-    check = self_check(new_text, rows, final_scored, thresholds)
+    check = self_check(new_text, rows, final_scored, thresholds, order, default)
     report = {
         "rules": rules_path, "revision": out_revision, "from_policy": revision.policy, "fitted": fitted,
         "points": points, "thresholds": {lv: {"fitted": thresholds[lv], "hand": revision.flag_thresholds[lv],
@@ -258,22 +259,23 @@ def _signal_rows(rows, plan, final, level) -> list[dict]:
     return out
 
 
-def self_check(text: str, rows, scored, thresholds) -> dict:
+def self_check(text: str, rows, scored, thresholds, order, default: str) -> dict:
     """Load the written file with the unchanged loader and compiler, classify every window,
     and count decisions that differ from what the fit computed (there must be none)."""
     from gate.engine.compiler import compile_revision
-    from gate.fit.operating import decide
+    from gate.fit.operating import decide, settle_spared
     from gate.language.loader import load_revision
 
     revision = load_revision("fitted.yaml", text=text, display_name="(fitted revision)")
     classifier = compile_revision(revision)
+    computed = settle_spared({level: [decide(s, thresholds[level]) for s in level_scored]
+                              for level, level_scored in scored.items()}, scored, order, default)
     differ = []
     for level, level_scored in scored.items():
-        for row, s in zip(rows, level_scored):
+        for row, fit in zip(rows, computed[level]):
             d = classifier.classify(row.fixture.window, level)
-            if (d.action, d.type) != decide(s, thresholds[level]):
-                differ.append({"fixture": row.fixture.id, "level": level, "file": (d.action, d.type),
-                               "fit": decide(s, thresholds[level])})
+            if (d.action, d.type) != fit:
+                differ.append({"fixture": row.fixture.id, "level": level, "file": (d.action, d.type), "fit": fit})
     return {"policy": revision.policy, "decisions": sum(len(v) for v in scored.values()), "differ": differ}
 
 

@@ -49,9 +49,10 @@ def mass_check(classifier, fixtures, datasets, group_keys, *, lexicon_signal: st
     whose firing the fit recomputes from its own terms."""
     rows = []
     sparing = {rule.id for rule in classifier.rules if getattr(rule, "spare", None) is not None}
-    # the same classifier, flagging whatever any signal fires on: what a spare would send
-    probe = copy.copy(classifier)
-    probe.thresholds = dict.fromkeys(classifier.thresholds, float("-inf"))
+    probe = None
+    if sparing:  # the same classifier, flagging whatever any signal fires on: what a spare would send
+        probe = copy.copy(classifier)
+        probe.thresholds = dict.fromkeys(classifier.thresholds, float("-inf"))
     for fixture, dataset, group in zip(fixtures, datasets, group_keys, strict=True):
         views = {}
         for level in classifier.levels:

@@ -26,7 +26,7 @@ RULE_LISTS = (("drop_rules", "rule"), ("signals", "signal"))
 
 # How good a fixture's decision is for its label; a lower rank in NEW is a regression.
 _RANK = {
-    "drop": {"leaked": 0, "held_by_luck": 1, "dropped": 2},
+    "drop": {"leaked": 0, "held_by_luck": 1, "contained": 2, "dropped": 2},
     "exclude": {"sent": 0, "held_back": 1, "dropped": 1},
     "extract": {"hard_dropped": 0, "skipped": 1, "mistyped": 2, "flagged": 3},
 }
@@ -94,8 +94,8 @@ def changed_fixtures(fixtures, old_results, new_results) -> list[dict]:
     for fixture, old, new in zip(fixtures, old_results, new_results, strict=True):
         if old.action == new.action and old.type == new.type:
             continue
-        old_name = metrics.outcome(fixture.label, old.action, old.type, fixture.expect_type)
-        new_name = metrics.outcome(fixture.label, new.action, new.type, fixture.expect_type)
+        old_name = metrics.outcome(fixture.label, old.action, old.type, fixture.expect_type, old.trace or ())
+        new_name = metrics.outcome(fixture.label, new.action, new.type, fixture.expect_type, new.trace or ())
         ranks = _RANK.get(fixture.label, {})
         before, after = ranks.get(old_name, 0), ranks.get(new_name, 0)
         change = "regression" if after < before else "improvement" if after > before else "neutral"

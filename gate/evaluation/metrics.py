@@ -5,7 +5,11 @@ the gate: the client forwards only windows whose action is `flag`, so a `skip`
 contains noise too, but only until someone adds a flag rule that matches it.
 
   hard_drop_recall          drop fixtures not sent (drop or skip) / drop fixtures
-  hard_drop_explicit        drop fixtures dropped by a rule / drop fixtures
+  hard_drop_explicit        drop fixtures dropped by a rule / drop fixtures. A drop
+                            fixture whose paste a rule cut out, the person's one-off
+                            words beside it skipped, counts as dropped by that rule
+                            (`contained`): the noise is gone whatever a flag rule later
+                            matches. Only a skip with no rule's cut is held by luck.
   hard_drop_precision       hard drops that were safe / hard drops. Safe means
                             not an extract window: dropping an exclude window
                             is not counted against the score (it was meant to
@@ -41,7 +45,9 @@ _OUTCOMES = {
     ("exclude", "drop"): "dropped", ("exclude", "skip"): "held_back", ("exclude", "flag"): "sent",
     ("extract", "drop"): "hard_dropped", ("extract", "skip"): "skipped", ("extract", "flag"): "flagged",
 }
-RIGHT_OUTCOMES = frozenset({"dropped", "held_by_luck", "held_back", "flagged"})
+RIGHT_OUTCOMES = frozenset({"dropped", "contained", "held_by_luck", "held_back", "flagged"})
+# What the classifier writes when a rule cut noise out of a turn and kept the person's words.
+_CUT_MARKS = (" paste cut out by ", " spans cut out by ", " to the person's own lines")
 MISS_OUTCOMES = ("hard_dropped", "skipped", "leaked", "mistyped")  # in the order the scorecard lists them
 
 # Metrics that can carry a floor offline; other threshold keys (live_*) are scored by `--live`.
@@ -62,12 +68,15 @@ def ratio(num: int, den: int) -> float | None:
     return None if den == 0 else num / den
 
 
-def outcome(label: str, action: str, type_: str | None, expect_type: str | None) -> str:
-    """One word for what happened: dropped, held_by_luck, leaked, held_back, sent,
-    hard_dropped, skipped, flagged, mistyped."""
+def outcome(label: str, action: str, type_: str | None, expect_type: str | None, trace=()) -> str:
+    """One word for what happened: dropped, contained, held_by_luck, leaked, held_back, sent,
+    hard_dropped, skipped, flagged, mistyped. `trace` tells noise a rule cut out of a skipped
+    window (contained) from noise no rule touched (held_by_luck)."""
     name = _OUTCOMES.get((label, action), "unknown")
     if name == "flagged" and type_ != expect_type:
         return "mistyped"
+    if name == "held_by_luck" and any(mark in line for line in trace for mark in _CUT_MARKS):
+        return "contained"
     return name
 
 
@@ -108,6 +117,7 @@ def score(fixtures, results, rules=()) -> dict:
     per_tag: dict[str, dict] = {}
     seen = {"extract": 0, "rest": 0}
     errors = 0
+    contained = 0  # drop fixtures skipped once a rule cut their noise out
 
     for rule_id, kind, scope, active, sign in rules:
         per_rule[rule_id] = _rule_row(kind, scope, active)
@@ -119,8 +129,9 @@ def score(fixtures, results, rules=()) -> dict:
         if label not in confusion or action not in ACTIONS:
             continue
         confusion[label][action] += 1
-        name = outcome(label, action, result.type, fixture.expect_type)
+        name = outcome(label, action, result.type, fixture.expect_type, result.trace or ())
         right = name in RIGHT_OUTCOMES
+        contained += name == "contained"
 
         if label == "extract":
             stats = type_stats.get(fixture.expect_type)
@@ -179,7 +190,8 @@ def score(fixtures, results, rules=()) -> dict:
             if action == "flag" and result.rule in per_signal:
                 per_signal[result.rule]["decided"] += 1
 
-    return _assemble(confusion, type_stats, predicted, per_rule, per_signal, per_tag, seen, errors, typed)
+    return _assemble(confusion, type_stats, predicted, per_rule, per_signal, per_tag, seen, errors, typed,
+                     contained)
 
 
 def _rule_row(kind, scope, active) -> dict:
@@ -192,7 +204,8 @@ def _signal_row(active, sign) -> dict:
     return {"active": active, "sign": sign, "decided": 0, "fired_extract": 0, "fired_rest": 0}
 
 
-def _assemble(confusion, type_stats, predicted, per_rule, per_signal, per_tag, seen, errors, typed) -> dict:
+def _assemble(confusion, type_stats, predicted, per_rule, per_signal, per_tag, seen, errors, typed,
+              contained=0) -> dict:
     n = {label: sum(confusion[label].values()) for label in LABELS}
     dropped = sum(confusion[label]["drop"] for label in LABELS)
     flagged = sum(confusion[label]["flag"] for label in LABELS)
@@ -202,7 +215,7 @@ def _assemble(confusion, type_stats, predicted, per_rule, per_signal, per_tag, s
 
     fractions = {
         "hard_drop_recall": (n["drop"] - confusion["drop"]["flag"], n["drop"]),
-        "hard_drop_explicit": (confusion["drop"]["drop"], n["drop"]),
+        "hard_drop_explicit": (confusion["drop"]["drop"] + contained, n["drop"]),
         "hard_drop_precision": (dropped - confusion["extract"]["drop"], dropped),
         "extract_recall": (confusion["extract"]["flag"], n["extract"]),
         "flag_precision": (confusion["extract"]["flag"], flagged),
@@ -216,7 +229,7 @@ def _assemble(confusion, type_stats, predicted, per_rule, per_signal, per_tag, s
         "extract_skipped": confusion["extract"]["skip"],
         "extract_hard_dropped": confusion["extract"]["drop"],
         "drop_leaked": confusion["drop"]["flag"],
-        "drop_held_by_luck": confusion["drop"]["skip"],
+        "drop_held_by_luck": confusion["drop"]["skip"] - contained,
         "errors": errors,
     })
     scores["fractions"] = {name: list(fraction) for name, fraction in fractions.items()}

@@ -280,15 +280,16 @@ def test_parallel_classification_matches_sequential(tmp_path):
 
 def test_a_drop_window_whose_paste_a_rule_cut_is_contained_not_held_by_luck():
     # The rule cut the paste; the one-off words left are skipped. The noise is gone by a rule,
-    # whatever flag rule later matches the words: it counts toward hard_drop_explicit.
+    # whatever flag rule later matches the words: it counts toward hard_drop_explicit. A span
+    # rule's cut (harness markup) is not the window's noise going: still held by luck.
     cut = res("skip", trace=["turn 0 (user): paste cut out by logs, the person's lines kept", SKIP])
     spans = res("skip", trace=["turn 0 (user): spans cut out by harness-markup", SKIP])
     untouched = res("skip", trace=[NOISY, SKIP])
     fixtures = [fx("cut", "drop"), fx("spans", "drop"), fx("lucky", "drop")]
     scores = metrics.score(fixtures, [cut, spans, untouched])
     assert [metrics.outcome("drop", r.action, None, None, r.trace) for r in (cut, spans, untouched)] == [
-        "contained", "contained", "held_by_luck"]
-    assert scores["hard_drop_explicit"] == pytest.approx(2 / 3)
-    assert scores["drop_held_by_luck"] == 1 and scores["hard_drop_recall"] == 1.0
+        "contained", "held_by_luck", "held_by_luck"]
+    assert scores["hard_drop_explicit"] == pytest.approx(1 / 3)
+    assert scores["drop_held_by_luck"] == 2 and scores["hard_drop_recall"] == 1.0
     # the same cut under a window that holds knowledge is still the signals' miss
     assert metrics.outcome("extract", "skip", None, "decision", cut.trace) == "skipped"

@@ -46,8 +46,10 @@ _OUTCOMES = {
     ("extract", "drop"): "hard_dropped", ("extract", "skip"): "skipped", ("extract", "flag"): "flagged",
 }
 RIGHT_OUTCOMES = frozenset({"dropped", "contained", "held_by_luck", "held_back", "flagged"})
-# What the classifier writes when a rule cut noise out of a turn and kept the person's words.
-_CUT_MARKS = (" paste cut out by ", " spans cut out by ", " to the person's own lines")
+# What the classifier writes when a rule cut a paste out of a turn and kept the person's words.
+# A span rule's cut ("spans cut out by": harness markup, a notice) is not among them: it takes
+# markup around any turn, so it says nothing of whether the window's noise went with it.
+_CUT_MARKS = (" paste cut out by ", " to the person's own lines")
 MISS_OUTCOMES = ("hard_dropped", "skipped", "leaked", "mistyped")  # in the order the scorecard lists them
 
 # Metrics that can carry a floor offline; other threshold keys (live_*) are scored by `--live`.

@@ -194,9 +194,13 @@ ALWAYS = signal("always", match(r"\balways\b"), {"convention": 5}, match=["alway
 RULE_OF_THEIRS = "we always rotate the stripe key after a client demo"
 
 
-def spared_secret(spare=PLAIN_SENTENCE, **rule_keys):
+def spared_secret(spare=PLAIN_SENTENCE, spare_unflagged=None, spare_outside_fence=None, **rule_keys):
     rule = secret_rule(**rule_keys)
     rule["spare"] = spare
+    if spare_unflagged is not None:
+        rule["spare_unflagged"] = spare_unflagged
+    if spare_outside_fence is not None:
+        rule["spare_outside_fence"] = spare_outside_fence
     tool_only = drop_rule("tool-only-turn", {"turn_flag": "tool_only"}, scope="turn")
     return revision_doc([tool_only, rule], [ALWAYS])
 
@@ -234,6 +238,57 @@ def test_without_spare_the_persons_line_goes_with_the_paste():
     doc = spared_secret()
     del doc["drop_rules"][1]["spare"]
     assert classifier(doc).classify(window).action == "drop"
+
+
+def test_spare_unflagged_skip_skips_what_is_left_unflagged_instead_of_dropping():
+    # The same one-off remark: the paste is cut either way, and nothing is sent. With
+    # spare_unflagged: skip the person's words are the signals' miss, not the rule's drop.
+    window = [user(f"STRIPE_KEY={FAKE_KEY}\nwhy does the staging checkout fail with this")]
+    decision = classifier(spared_secret(spare_unflagged="skip")).classify(window)
+    assert (decision.action, decision.rule) == ("skip", None), decision.trace
+    assert contents(decision) == ["why does the staging checkout fail with this"]
+    assert "secret keeps the person's lines: skipped, not dropped" in decision.trace
+    # what is flagged is sent as before, and a kept line that still carries the evidence drops
+    flagged = classifier(spared_secret(spare_unflagged="skip")).classify([user(f"STRIPE_KEY={FAKE_KEY}\n{RULE_OF_THEIRS}")])
+    assert flagged.action == "flag" and contents(flagged) == [RULE_OF_THEIRS]
+    evidence = classifier(spared_secret(r"\S", spare_unflagged="skip")).classify([user(f"we always use {FAKE_KEY} here")])
+    assert (evidence.action, evidence.rule) == ("drop", "secret")
+
+
+TERSE_RULE = "always pin to v2."  # a digit and a period: no PLAIN_SENTENCE, so spare alone keeps nothing
+FENCED_KEY = f"```\nSTRIPE_KEY={FAKE_KEY}\n```"
+
+
+@pytest.mark.parametrize("text, kept", [
+    (f"{TERSE_RULE}\n{FENCED_KEY}", True),  # the paste is fenced: the line outside is theirs
+    (f"{FENCED_KEY}\n{TERSE_RULE}", True),
+    (f"{TERSE_RULE}\n```\nSTRIPE_KEY={FAKE_KEY}", False),  # an unclosed fence: no fenced paste
+    (f"# notes\n{TERSE_RULE}\n{FENCED_KEY}", False),  # a heading outside: a document with its own code
+    ("\n".join(["x1 = 1", "x2 = 2", "x3 = 3", "x4 = 4", TERSE_RULE, FENCED_KEY]), False),  # five lines outside
+])
+def test_spare_outside_fence_keeps_the_persons_line_around_a_fenced_paste(text, kept):
+    decision = classifier(spared_secret(spare_outside_fence=r"\w+ \w+ \w+")).classify([user(text)])
+    if kept:
+        assert (decision.action, decision.type) == ("flag", "convention"), decision.trace
+        assert contents(decision) == [TERSE_RULE]
+    else:
+        assert (decision.action, decision.rule) == ("drop", "secret"), decision.trace
+    # without the key, spare alone keeps nothing of it
+    assert classifier(spared_secret()).classify([user(text)]).action == "drop"
+
+
+@pytest.mark.parametrize("scope, spare, expected", [
+    ("window", True, "spare_unflagged applies to scope payload only"),
+    ("window", True, "spare_outside_fence applies to scope payload only"),
+    ("payload", False, "spare_unflagged says what a spare keeps or what becomes of it; add a spare"),
+    ("payload", False, "spare_outside_fence says what a spare keeps or what becomes of it; add a spare"),
+])
+def test_lint_names_spare_unflagged_without_a_payload_spare(tmp_path, scope, spare, expected):
+    doc = spared_secret(scope=scope, spare_unflagged="skip", spare_outside_fence=r"\w+")
+    if not spare:
+        del doc["drop_rules"][1]["spare"]
+    problems = [str(p) for p in lint_file(str(write_rules(tmp_path, doc))) if expected in str(p)]
+    assert problems and ".yaml:" in problems[0] and "rule 'secret'" in problems[0]
 
 
 def test_lint_names_spare_outside_a_payload_rule(tmp_path):

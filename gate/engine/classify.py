@@ -15,6 +15,7 @@ Order of judgement:
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from gate.engine.decision import Decision
 from gate.engine.features import ReferenceSubject, Subject
@@ -24,6 +25,7 @@ from gate.engine.window import normalize_window
 
 
 SPAN_TIMEOUT = 0.05  # seconds per span rule and turn
+_HEADING = re.compile(r"#{1,6}[ \t]")
 
 
 class RuleTimeout(Exception):
@@ -216,8 +218,9 @@ class Classifier:
         window, the rest of their turns cut. What is left is flagged when the signals see knowledge
         in it at this level; at a level stricter than the default, skipped when they see it at
         the default level (a stricter level does not hard-drop what the default would keep: a
-        skip is recoverable). None (the window is dropped) when nothing is kept, the rule still
-        fires, or nothing is flagged."""
+        skip is recoverable); with `spare_unflagged: skip`, skipped at every level, the person's
+        words judged as if nothing had been pasted beside them. None (the window is dropped)
+        when nothing is kept, the rule still fires, or nothing is flagged or skipped."""
         cut = _person_lines_kept(rule, kept)
         if cut is None:
             return None
@@ -227,6 +230,9 @@ class Classifier:
         decision = self._judge(cut, whole, level, recent, [*trace, *note], shape, spare=False)
         if decision.action == "flag":
             return decision
+        if decision.action == "skip" and rule.spare_unflagged == "skip":
+            return dataclasses.replace(
+                decision, trace=(*decision.trace, f"{rule.id} keeps the person's lines: skipped, not dropped"))
         default = self.default_level
         if decision.action == "skip" and self.levels.index(level) < self.levels.index(default):
             if self._judge(cut, whole, default, recent, [], shape, spare=False).action == "flag":
@@ -236,7 +242,8 @@ class Classifier:
 
 
 def _person_lines_kept(rule, turns):
-    """`turns` with each of the person's turns cut to the lines `rule.spare` matches (stripped);
+    """`turns` with each of the person's turns cut to the lines `rule.spare` matches (stripped),
+    or, in a turn that fenced its paste, `rule.spare_outside_fence` matches outside every fence;
     a turn of theirs with none goes. None when no line of theirs is kept."""
     out, kept_any = [], False
     for turn in turns:
@@ -244,14 +251,44 @@ def _person_lines_kept(rule, turns):
             out.append(turn)
             continue
         try:
-            lines = [line.strip() for line in turn.text.splitlines()
-                     if line.strip() and rule.spare.search(line.strip(), timeout=SPAN_TIMEOUT)]
+            lines = [line for line, outside in _lines_and_fences(turn.text, rule.spare_outside_fence is not None)
+                     if rule.spare.search(line, timeout=SPAN_TIMEOUT)
+                     or (outside and rule.spare_outside_fence.search(line, timeout=SPAN_TIMEOUT))]
         except TimeoutError:
             raise RuleTimeout(rule.id) from None
         if lines:
             kept_any = True
             out.append(dataclasses.replace(turn, text="\n".join(lines)))
     return tuple(out) if kept_any else None
+
+
+# A person writes a few lines around the paste they fenced; a document whose code block is its
+# own (a pasted AGENTS.md, a README section) has more lines outside the fence, or a heading there.
+FENCED_PASTE_MAX_OUTSIDE = 4
+
+
+def _lines_and_fences(text: str, fences: bool):
+    """(stripped line, whether it sits outside the fence of a fenced paste) for each non-blank
+    line that is no fence line itself. A turn fenced its paste when what lies outside its
+    closed fences is at most FENCED_PASTE_MAX_OUTSIDE lines and no markdown heading; those lines
+    are the person's. An unclosed fence runs to the end; `fences` False reads none."""
+    lines = text.splitlines()
+    marks = [i for i, line in enumerate(lines) if line.lstrip().startswith(("```", "~~~"))] if fences else []
+    if len(marks) < 2:
+        return [(line.strip(), False) for line in lines if line.strip()]
+    inside, opened = set(marks), None
+    for i in marks:
+        if opened is None:
+            opened = i
+        else:
+            inside.update(range(opened, i + 1))
+            opened = None
+    if opened is not None:
+        inside.update(range(opened, len(lines)))
+    outside = [line.strip() for i, line in enumerate(lines) if i not in inside and line.strip()]
+    fenced_paste = len(outside) <= FENCED_PASTE_MAX_OUTSIDE and not any(_HEADING.match(line) for line in outside)
+    return [(line.strip(), fenced_paste and i not in inside) for i, line in enumerate(lines)
+            if line.strip() and i not in marks]
 
 
 def _utf8(text: str) -> str:

@@ -50,6 +50,12 @@ class CompiledRule:
     # payload rules: the regex of a person's line kept when the evidence is theirs (see
     # classify.Classifier._spare_lines); None drops their window whole
     spare: object = None
+    # payload rules with spare: the action for spared lines the signals do not flag ("drop" or
+    # "skip": judged as the person's words alone, as if nothing had been pasted beside them)
+    spare_unflagged: str = "drop"
+    # payload rules with spare: the regex of a line kept outside the code fences of a turn that
+    # fenced its paste (the paste is inside); None keeps only what spare matches
+    spare_outside_fence: object = None
     span: object = None  # span rules: the regex whose matches are cut out of a turn's text
     # span rules, when optimizing: literals one of which every match holds (in literals.fold(text)),
     # so a turn without any is not searched; None when none is known
@@ -114,7 +120,10 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         trace_line=f"signal {rule.id} " + " ".join(f"{k}{v:+g}" for k, v in rule.weights.items()) if is_signal else "",
         weigh=when.weigher(rule.id, dict(rule.weights)) if is_signal and isinstance(when, Lexicon) else None,
         strip=getattr(rule, "strip", "others"),
-        spare=_spare_regex(rule, revision, ctx) if getattr(rule, "spare", None) and rule.scope == "payload" else None,
+        spare=_spare_regex(rule, revision, ctx, "spare") if getattr(rule, "spare", None) and rule.scope == "payload" else None,
+        spare_unflagged=getattr(rule, "spare_unflagged", "drop"),
+        spare_outside_fence=(_spare_regex(rule, revision, ctx, "spare_outside_fence")
+                             if getattr(rule, "spare_outside_fence", None) and rule.scope == "payload" else None),
         span=span,
         span_literals=span_literals,
         span_marks=_first_marks(span_literals),
@@ -172,17 +181,18 @@ def _span_regex(rule, revision, ctx):
                          flags)
 
 
-def _spare_regex(rule, revision, ctx):
-    """A payload rule's `spare`: the line of the person's own that it keeps, searched per line.
-    Compiled on first use when the revision comes from the cache (a hook rarely needs it)."""
+def _spare_regex(rule, revision, ctx, key: str):
+    """A payload rule's `spare` (or `spare_outside_fence`): the line of the person's own that it
+    keeps, searched per line. Compiled on first use when the revision comes from the cache (a
+    hook rarely needs it)."""
     flags = regex.MULTILINE | regex.IGNORECASE
     try:
-        expanded = expand(rule.spare, revision.vocabularies, revision.fragments)
+        expanded = expand(getattr(rule, key), revision.vocabularies, revision.fragments)
         return Pattern(expanded, flags, -1, None if ctx.lazy else regex.compile(expanded, flags))
     except ReferenceError_ as exc:
-        raise ctx.fail(rule.path + ("spare",), str(exc)) from None
+        raise ctx.fail(rule.path + (key,), str(exc)) from None
     except regex.error as exc:
-        raise ctx.fail(rule.path + ("spare",), f"pattern does not compile: {exc}") from None
+        raise ctx.fail(rule.path + (key,), f"pattern does not compile: {exc}") from None
 
 
 _NOTHING = (None, 0, 0)

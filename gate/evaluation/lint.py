@@ -127,6 +127,9 @@ def _leaf_patterns(revision, rule):
         for part in ("ignore", "miss", "spare", "spare_within"):  # lines a line_share or repeated_shape sets apart
             if isinstance(spec, dict) and part in spec:
                 yield path + (kind, part), ctx.regex({"pattern": spec[part]}, path + (kind, part)), None
+    for key in ("spare", "spare_outside_fence"):  # a payload rule's: the person's lines it keeps
+        if rule.path[0] == "drop_rules" and key in raw:
+            yield rule.path + (key,), ctx.regex({"pattern": raw[key]}, rule.path + (key,)), None
 
 
 def _pattern_problems(revision, rule) -> list[Problem]:
@@ -176,21 +179,29 @@ def _payload_problems(revision, rule) -> list[Problem]:
     """A payload rule judges the person's turns blind to tool calls and results, and what a
     tool read may only strip the other turns: with role user, a tool_io condition can never act.
     `strip` says which of those other turns go, and `spare` which of the person's lines stay when
-    the evidence is theirs, so neither means anything outside a payload rule."""
+    the evidence is theirs (`spare_outside_fence`: outside a fenced paste; `spare_unflagged`: what
+    becomes of them unflagged), so none means
+    anything outside a payload rule."""
     if rule.path[0] != "drop_rules":
         return []
     if rule.scope != "payload":
         raw = revision.source.data["drop_rules"][rule.path[1]]
         return [revision.source.problem(rule.path + (key,), f"rule '{rule.id}': {key} applies to scope payload "
                                         f"only (this rule's scope is {rule.scope}); remove it")
-                for key in ("strip", "spare") if key in raw]
-    if rule.role != "user":
-        return []
+                for key in ("strip", "spare", "spare_unflagged", "spare_outside_fence") if key in raw]
     raw = revision.source.data["drop_rules"][rule.path[1]]
-    return [revision.source.problem(path + ("tool_io",), f"rule '{rule.id}': a payload rule with role user never "
-                                                         "acts on tool_io (tool evidence only strips the assistant's "
-                                                         "turns); use role any or a turn rule for the assistant")
-            for path, condition in walk_conditions(raw, rule.path) if "tool_io" in condition]
+    problems = []
+    for key in ("spare_unflagged", "spare_outside_fence"):
+        if key in raw and "spare" not in raw:
+            problems.append(revision.source.problem(rule.path + (key,), f"rule '{rule.id}': {key} says what a "
+                                                    "spare keeps or what becomes of it; add a spare or remove it"))
+    if rule.role != "user":
+        return problems
+    return problems + [
+        revision.source.problem(path + ("tool_io",), f"rule '{rule.id}': a payload rule with role user never acts "
+                                "on tool_io (tool evidence only strips the assistant's turns); use role any or a "
+                                "turn rule for the assistant")
+        for path, condition in walk_conditions(raw, rule.path) if "tool_io" in condition]
 
 
 def _marker_problems(revision) -> list[Problem]:

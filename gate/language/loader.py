@@ -194,7 +194,8 @@ def _model(located: Located, name: str) -> Revision:
         DropRule(id=r["id"], description=r["description"], scope=r["scope"], role=r["role"],
                  min_level=r["min_level"], mandatory=bool(r.get("mandatory", False)), when=r["when"],
                  unless=tuple(r.get("unless", ())), examples=_examples(r["examples"]), path=("drop_rules", i),
-                 strip=r.get("strip", "others"), spare=r.get("spare"))
+                 strip=r.get("strip", "others"), spare=r.get("spare"),
+                 spare_unflagged=r.get("spare_unflagged", "drop"), spare_outside_fence=r.get("spare_outside_fence"))
         for i, r in enumerate(data["drop_rules"])
     )
     signals = tuple(

@@ -36,6 +36,8 @@ class DropRule:
     path: tuple  # where the rule sits in its file, for located errors
     strip: str = "others"  # payload: strip every judged non-person turn, or only those with the evidence
     spare: str | None = None  # payload: the person's lines kept when the evidence is theirs (a pattern)
+    spare_unflagged: str = "drop"  # payload with spare: what the signals leave unflagged is dropped or skipped
+    spare_outside_fence: str | None = None  # payload with spare: a line of theirs outside the fenced paste
 
 
 @dataclass(frozen=True)

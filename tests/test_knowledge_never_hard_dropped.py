@@ -13,7 +13,9 @@ person's words when a still-running note, a harness notice or a line of readings
 turn ("... then requeue from /admin/imports. reimport is still going"), mended by v2.30's; v2.30
 hard-drops a person's rule written under a pasted .env or key with credentials in it, or a reason
 above a pasted instruction file, mended by v2.31's `spare` on secret and repo-file-paste; v2.31
-when that sentence runs into the paste's lead-in on one line, mended by v2.32's.
+when that sentence runs into the paste's lead-in on one line, mended by v2.32's; v2.34 to v2.38
+when it sits outside the fence of a pasted file in a register no spare read, or states something
+before its lead-in's colon, mended by v2.39's.
 A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 
@@ -39,8 +41,10 @@ GUARDED = distinct_condition_revisions([p for p in REVISIONS if revision_version
 # v2.30 with a credential or an instruction file they pasted (fixtures/spared_beside_paste.yaml),
 # v2.31 when their sentence runs into the paste's lead-in (fixtures/paste_blind5.yaml),
 # v2.32 when a terse correction of theirs sits below a pasted instruction file (pb5-12),
-# and v2.33 when a notice shares their line or their remark is shorter still (v2.34's fixtures)
-SINCE = {"fixtures": (2, 34)}
+# v2.33 when a notice shares their line or their remark is shorter still (v2.34's fixtures),
+# and v2.38 when their line sits outside a fenced paste or states something before a lead-in's
+# colon (fixtures/paste_blind7.yaml, fixtures/fenced_paste_lines.yaml)
+SINCE = {"fixtures": (2, 39)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -124,7 +128,8 @@ OWN_SENTENCES = ("we pin node 20 on the ci runners because 22 breaks the sharp b
 # From v2.31 a payload rule with `spare` keeps the person's sentence and judges it again without
 # the paste: it stays exactly when the knowledge half keeps the sentence alone (flagged at the
 # level, or at the default level when the level is stricter). A sentence the signals miss goes with
-# the paste: that is the knowledge half's miss, measured by extract_recall, not the drop half's.
+# the paste (from v2.38, `spare_unflagged: skip`, it is skipped instead): that is the knowledge
+# half's miss, measured by extract_recall, not the drop half's.
 
 
 def _own_examples(rule):
@@ -216,3 +221,13 @@ def test_the_probe_caught_v2_30s_credentials():
     # v2.30's secret rule took a sentence above a pasted key with the key
     older = shipped((2, 30))
     assert {dropped for _, dropped, _ in sentences_taken(older)} >= {"secret"}
+
+
+def test_a_line_outside_a_fenced_paste_caught_v2_38():
+    # the guard starts at v2.39 on the fixtures because v2.38's spares keep neither a terse line
+    # outside the fence of a pasted file ("tags get cut from main. release branches never get
+    # tagged.") nor a lead-in that states something before its colon: a real failure, not a skip
+    older = shipped((2, 38))
+    ours = fixture_extracts("fenced_paste_lines.yaml", "paste_blind7.yaml")
+    dropped = {fixture for fixture, _ in hard_dropped(older, ours)}
+    assert {"fpl-convention-below-fenced-workflow", "fpl-statement-lead-in-unfenced-compose"} <= dropped

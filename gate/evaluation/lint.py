@@ -178,10 +178,9 @@ def _lexicon_problems(revision, rule) -> list[Problem]:
 def _payload_problems(revision, rule) -> list[Problem]:
     """A payload rule judges the person's turns blind to tool calls and results, and what a
     tool read may only strip the other turns: with role user, a tool_io condition can never act.
-    `strip` says which of those other turns go, and `spare` which of the person's lines stay when
-    the evidence is theirs (`spare_outside_fence`: outside a fenced paste; `spare_unflagged`: what
-    becomes of them unflagged), so none means
-    anything outside a payload rule."""
+    `strip` says which of those other turns go, `spare` which of the person's lines stay when the
+    evidence is theirs (`spare_outside_fence`: also outside a fenced paste; `spare_unflagged`: what
+    becomes of them unflagged), so none of them means anything outside a payload rule."""
     if rule.path[0] != "drop_rules":
         return []
     if rule.scope != "payload":

@@ -6,11 +6,13 @@ weights), which signals fired (read from the trace, in file order), and the
 lowercased text the lexicon would read. The drop half is the revision's own:
 a fit never changes it.
 
-A payload rule with `spare` drops a window only when the signals do not flag the
-person's lines it keeps (gate/engine/classify.py), so whether it drops depends on
-the weights. Such a window is a training row of its own: what the signals saw in
-those lines, `spared`, flagged or dropped by the new weights, never skipped (but
-at a level stricter than the default, skipped when the default level flags it).
+A payload rule with `spare` (and `spare_unflagged: drop`, the default) drops a
+window only when the signals do not flag the person's lines it keeps
+(gate/engine/classify.py), so whether it drops depends on the weights. Such a window
+is a training row of its own: what the signals saw in those lines, `spared`, flagged
+or dropped by the new weights, never skipped (but at a level stricter than the
+default, skipped when the default level flags it). With `spare_unflagged: skip` the
+classifier already skips what it keeps, so the row is an ordinary one and needs no probe.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ def mass_check(classifier, fixtures, datasets, group_keys, *, lexicon_signal: st
     """One Row per fixture; `lexicon_signal` is the id of an existing lexicon signal,
     whose firing the fit recomputes from its own terms."""
     rows = []
-    sparing = {rule.id for rule in classifier.rules if getattr(rule, "spare", None) is not None}
+    sparing = {rule.id for rule in classifier.rules
+               if getattr(rule, "spare", None) is not None and rule.spare_unflagged == "drop"}
     probe = None
     if sparing:  # the same classifier, flagging whatever any signal fires on: what a spare would send
         probe = copy.copy(classifier)

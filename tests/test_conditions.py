@@ -154,6 +154,62 @@ def test_line_share_is_per_turn_at_turn_scope():
     assert kept(condition, window) == [FACT]  # the heartbeat turn alone is all progress
 
 
+
+# A traceback: its frames and exception count by themselves; the code under a frame and the
+# message below the exception are indented under them, and count only as their continuations.
+FRAME = r'^(?:File "[^"]+", line \d+|(?:\w+\.)*\w*(?:Error|Timeout):)'
+TRACE = ('  File "app.py", line 3, in main\n'
+         '    return run(job)\n'
+         '  File "jobs.py", line 9, in run\n'
+         '    raise Timeout(job.id)\n'
+         'jobs.Timeout: job 41 timed out\n'
+         '    after 3 retries')
+UNOPTIMIZED = {"optimize": False, "prefilter": False}
+
+
+def fires_each_way(condition, window) -> bool:
+    """The judgement of the optimized classifier, asserted to be the unoptimized one's too."""
+    rule = [drop_rule("r", condition, scope="window")]
+    found = classifier(revision_doc(rule)).classify(window).action == "drop"
+    assert found is (classifier(revision_doc(rule), **UNOPTIMIZED).classify(window).action == "drop")
+    return found
+
+
+@pytest.mark.parametrize("case_sensitive", [False, True])
+def test_line_share_continuations_count_the_lines_indented_under_a_counted_line(case_sensitive):
+    share = {"pattern": FRAME, "min_share": 0.6, "case_sensitive": case_sensitive}
+    assert not fires_each_way({"line_share": share}, [user(TRACE)])  # 3 of 6 lines
+    assert fires_each_way({"line_share": {**share, "continuations": True}}, [user(TRACE)])  # 6 of 6
+
+
+def test_line_share_continuations_need_a_deeper_indent_under_a_line_that_counts():
+    share = {"pattern": FRAME, "min_share": 0.6, "continuations": True}
+    # the same lines, flush left: nothing continues anything (2 of 4)
+    flush = "\n".join(line.strip() for line in TRACE.splitlines()[:4])
+    assert not fires_each_way({"line_share": share}, [user(flush)])
+    # indented under a line that does not count, a line counts only by itself (1 of 4)
+    under_prose = 'we saw this twice\n    return run(job)\n    raise Timeout(job.id)\n  File "app.py", line 3'
+    assert not fires_each_way({"line_share": {**share, "min_share": 0.5}}, [user(under_prose)])
+    assert fires_each_way({"line_share": {**share, "min_share": 0.25}}, [user(under_prose)])
+
+
+def test_line_share_continuations_leave_a_sentence_and_an_ignored_head_alone():
+    sentence = r"^(?>[^\n]*?\b(?:the|so|we|to|of|is)\b){3}"
+    trace = 'jobs.Timeout: job 41 timed out\n    so we think it is the proxy\n    after 3 retries'
+    share = {"pattern": FRAME, "min_share": 0.9, "continuations": True}
+    assert fires_each_way({"line_share": share}, [user(trace)])
+    assert not fires_each_way({"line_share": {**share, "miss": sentence}}, [user(trace)])  # 2 of 3
+    # a head that counts neither way (ignored) passes nothing on: 1 of 2 once it is set aside
+    led = 'latest:\n    return run(job)\n  File "app.py", line 3'
+    assert not fires_each_way({"line_share": {**share, "ignore": r":$", "min_share": 0.6}}, [user(led)])
+
+
+def test_line_share_continuations_stop_at_a_turns_end():
+    frame, code = '  File "app.py", line 3, in main', "    return run(job)"
+    share = {"pattern": FRAME, "min_share": 0.6, "continuations": True}
+    assert fires_each_way({"line_share": share}, [user(f"{frame}\n{code}")])  # 2 of 2
+    assert not fires_each_way({"line_share": share}, [user(frame), user(code)])  # 1 of 2: no line continues another turn
+
 # -- prose_words, chars, turns ----------------------------------------------
 
 CODE_HEAVY = "see:\n```python\ndef compute(values):\n    return sum(values) / len(values)\n```"

@@ -125,3 +125,25 @@ def test_spare_within_needs_spare():
     with pytest.raises(GateError) as error:
         classifier(revision_doc([log_rule(spare_within=r"\bwe\b")]))
     assert "needs spare" in str(error.value)
+
+
+def test_with_continuations_a_line_indented_under_the_paste_is_the_pastes():
+    # the last log line's message runs on, indented, in words that read as the person's
+    runs_on = "    so it is the end of the retries, the pool is gone"
+    text = f"{ASK}\n{LOGS}\n{runs_on}"
+    plain = classifier(revision_doc([log_rule(spare=SENTENCE)])).classify([user(text)])
+    assert contents(plain) == [f"{ASK}\n{runs_on}"]  # after the paste's last counted line: theirs
+    continued = classifier(revision_doc([log_rule(spare=SENTENCE, continuations=True)])).classify([user(text)])
+    assert contents(continued) == [ASK]  # it continues a counted line: the paste's, and cut with it
+    flush = f"{ASK}\n{LOGS}\n{runs_on.strip()}"  # not indented: it continues nothing
+    assert contents(classifier(revision_doc([log_rule(spare=SENTENCE, continuations=True)])).classify(
+        [user(flush)])) == [f"{ASK}\n{runs_on.strip()}"]
+
+
+def test_continuations_never_raise_on_a_staircase_of_indents():
+    # each line one space deeper than the last: a chain of heads thousands long
+    stair = "\n".join(" " * depth + "2025-03-02 10:14:07 ERROR x" for depth in range(3000))
+    for text in (f"{ASK}\n{stair}\n{' ' * 3000}so it is the end of it, we think", stair):
+        decision = classifier(revision_doc([log_rule(spare=SENTENCE, continuations=True)])).classify([user(text)])
+        assert decision.error is None, decision.error
+        assert decision.action in ("drop", "skip")

@@ -87,6 +87,26 @@ def window_shape(turn_shapes) -> str:
     return hashlib.blake2b(joined.encode("utf-8", "replace"), digest_size=8).hexdigest()
 
 
+def continuation_heads(texts) -> list[int]:
+    """For each non-blank line of `texts`, in the order Subject.lines lists them, the index of the
+    line it continues: the nearest line above it in the same text that is indented less (a
+    traceback's code under its frame, an exception's message below it); -1 when there is none."""
+    heads, index = [], 0
+    for text in texts:
+        open_lines = []  # (indent, index) of the lines a deeper line below would continue
+        for raw in text.splitlines():
+            if not raw.strip():
+                continue
+            raw = raw.expandtabs(4)
+            indent = len(raw) - len(raw.lstrip())
+            while open_lines and open_lines[-1][0] >= indent:
+                open_lines.pop()
+            heads.append(open_lines[-1][1] if open_lines else -1)
+            open_lines.append((indent, index))
+            index += 1
+    return heads
+
+
 class Subject:
     """The turns a condition judges, with lazily computed, cached features."""
 
@@ -224,6 +244,18 @@ class Subject:
             else:
                 self._lines = [line for turn in self.turns for line in root._turn_part(turn)[0]]
         return self._lines
+
+    @property
+    def line_heads(self) -> list[int]:
+        """continuation_heads of `lines` (each turn on its own: no line continues another turn's)."""
+        memo = self.memo if self.memo is not None else self.set_memo()
+        heads = memo.get("line_heads")
+        if heads is None:
+            heads = continuation_heads([turn.text for turn in self.turns])
+            if len(heads) != len(self.lines):  # a subject whose lines are not its turns' (none known)
+                heads = [-1] * len(self.lines)
+            memo["line_heads"] = heads
+        return heads
 
     @property
     def line_found(self) -> list[int]:

@@ -27,16 +27,21 @@ def compile_spare(spec, ctx, path) -> tuple:
     return spare, within
 
 
-def person_lines(text: str, counted, spare, within, ignore, timeout) -> str | None:
+def person_lines(text: str, counted, spare, within, ignore, timeout, counted_at=None) -> str | None:
     """`text` with only the person's lines and lead-ins (see above); `counted` (a line's stripped
-    text -> bool) marks the paste. None when no line is theirs."""
+    text -> bool) marks the paste, or `counted_at` (a line's place in text.splitlines() -> bool)
+    when its place decides too (line_share's continuations). None when no line is theirs."""
     lines = text.splitlines()
+
+    def counts(i: int) -> bool:
+        return counted_at(i) if counted_at is not None else counted(lines[i].strip())
+
     # the paste's first and last counted lines, found from each end: what lies between is cut
     # unless `spare_within` speaks for it, so most of a long paste is never searched
-    first = next((i for i, line in enumerate(lines) if line.strip() and counted(line.strip())), None)
+    first = next((i for i, line in enumerate(lines) if line.strip() and counts(i)), None)
     if first is None:
         return None
-    last = next(i for i in range(len(lines) - 1, first - 1, -1) if lines[i].strip() and counted(lines[i].strip()))
+    last = next(i for i in range(len(lines) - 1, first - 1, -1) if lines[i].strip() and counts(i))
     kept, theirs = [], False
     for i, line in enumerate(lines):
         bare = line.strip()
@@ -44,7 +49,7 @@ def person_lines(text: str, counted, spare, within, ignore, timeout) -> str | No
             kept.append(line)
         elif first <= i <= last:
             if (within is not None and within.search(bare, timeout=timeout) is not None
-                    and spare.search(bare, timeout=timeout) is not None and not counted(bare)):
+                    and spare.search(bare, timeout=timeout) is not None and not counts(i)):
                 theirs = True
                 kept.append(line)
         elif spare.search(bare, timeout=timeout) is not None:

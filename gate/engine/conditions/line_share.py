@@ -6,7 +6,10 @@ Lines matching `ignore` (a lead-in such as "Latest from the log:") count
 neither way, so an introduction does not hide the frame it introduces. Lines
 matching `miss` never count as matching, whatever the pattern finds in them: a
 line that reads as a sentence is a person's, even with "1.2GB/s" or "step 3/5"
-in it. It is searched only on lines the pattern matched.
+in it. It is searched only on lines the pattern matched. With `continuations`, a
+line indented deeper than the line above it continues that line, and counts when
+it does (unless `miss` matches it): a traceback's code under its frame, an
+exception's message on the lines below it, whatever their words.
 
 `spare` turns a turn rule that fires on a person's turn into a cut: when a
 line reads as theirs (a question above pasted log lines), only their lines and
@@ -16,6 +19,7 @@ no such line goes whole, as without `spare`.
 
 from gate.engine.conditions._person_lines import compile_spare, person_lines
 from gate.engine.conditions.context import search_branches
+from gate.engine.features import continuation_heads
 
 KIND = "line_share"
 
@@ -23,14 +27,15 @@ KIND = "line_share"
 class LineShare:
     __slots__ = ("pattern", "keywords", "ignore", "miss", "spare", "spare_within", "low", "high", "min_lines",
                  "timeout", "required_keywords", "mask", "keyword_mask", "ignore_mask", "branches", "gate",
-                 "ignore_gate")
+                 "ignore_gate", "continuations")
 
     def __init__(self, pattern, keywords, ignore, low, high, min_lines, timeout, mask=0, keyword_mask=0,
                  ignore_mask=0, branches=(), gate=None, ignore_gate=None, miss=None, spare=None,
-                 spare_within=None):
+                 spare_within=None, continuations=False):
         self.pattern, self.keywords, self.ignore, self.timeout = pattern, keywords, ignore, timeout
         self.miss, self.spare, self.spare_within = miss, spare, spare_within
         self.low, self.high, self.min_lines = low, high, min_lines
+        self.continuations = continuations
         self.required_keywords = keywords if low > 0 else None
         # prefilter bits (gate/engine/prefilter.py): a line without any of `mask` cannot match the
         # pattern, nor one without any of `ignore_mask` the ignore pattern
@@ -57,15 +62,16 @@ class LineShare:
             return self._by_line(subject, lines)
         if self.ignore is not None:
             skip = self.ignore.search
-            lines = [line for line in lines if skip(line, timeout=self.timeout) is None]
-        if not lines or len(lines) < self.min_lines:
+            keep = [i for i, line in enumerate(lines) if skip(line, timeout=self.timeout) is None]
+        else:
+            keep = range(len(lines))
+        if not keep or len(keep) < self.min_lines:
             return False
         if self._keywords_absent(subject):
             return self.low <= 0
-        search, missed = self.pattern.search, self._missed
-        hits = sum(1 for line in lines if search(line, timeout=self.timeout) is not None and not missed(line))
-        share = hits / len(lines)
-        return self.low <= share <= self.high
+        search, missed, timeout = self.pattern.search, self._missed, self.timeout
+        return self._share_within(keep, self._continued(
+            subject, keep, lambda i: search(lines[i], timeout=timeout) is not None and not missed(lines[i])))
 
     def _keywords_absent(self, subject) -> bool:
         """The leaf's own keywords are nowhere in the text, so no line can match."""
@@ -93,7 +99,8 @@ class LineShare:
         if self.gate.keywords and not hits & self.gate.keywords:
             return self.low <= 0  # the leaf's keywords are nowhere in the text
         matches, missed = self.gate.pattern_matches, self._missed
-        return self._share_within(keep, lambda i: matches(line_hits[i], lines[i], timeout) and not missed(lines[i]))
+        return self._share_within(keep, self._continued(
+            subject, keep, lambda i: matches(line_hits[i], lines[i], timeout) and not missed(lines[i])))
 
     def _by_line(self, subject, lines) -> bool:
         """The same judgement, with each line's regex run only when its literals are in it."""
@@ -120,7 +127,24 @@ class LineShare:
             return (not (mask and not found & mask) and search_branches(branches, found, lines[i], timeout)
                     and not missed(lines[i]))
 
-        return self._share_within(keep, hit)
+        return self._share_within(keep, self._continued(subject, keep, hit))
+
+    def _continued(self, subject, keep, own):
+        """`own` (line index -> whether the line counts by itself), or, with `continuations`, a
+        judgement that also counts a kept line continuing a kept line that counts, when no `miss`
+        (a sentence) matches it. `_share_within` asks in order, so a line's head is judged first."""
+        if not self.continuations:
+            return own
+        heads, kept, judged, lines = subject.line_heads, set(keep), {}, subject.lines
+
+        def counts(i) -> bool:
+            found = judged.get(i)
+            if found is None:
+                head = heads[i]
+                found = judged[i] = own(i) or (head in kept and counts(head) and not self._missed(lines[i]))
+            return found
+
+        return counts
 
     def spared(self, text: str) -> str | None:
         """What `spare` leaves of a person's turn the rule fired on (None: nothing of theirs)."""
@@ -131,7 +155,34 @@ class LineShare:
         def counted(line: str) -> bool:  # as the share counts it: lead-ins neither way, sentences never
             return not self._ignored(line) and search(line, timeout=timeout) is not None and not self._missed(line)
 
-        return person_lines(text, counted, self.spare, self.spare_within, self.ignore, timeout)
+        return person_lines(text, counted, self.spare, self.spare_within, self.ignore, timeout,
+                            self._counted_at(text, counted) if self.continuations else None)
+
+    def _counted_at(self, text: str, counted):
+        """A line's place in text.splitlines() -> whether it counts, as the share counts it with
+        `continuations`. Judged when asked, as person_lines asks (from each end, then inside),
+        so most of a long paste is never searched; a line's heads are judged first, top down."""
+        raw = text.splitlines()
+        places = [i for i, line in enumerate(raw) if line.strip()]
+        rank = {place: k for k, place in enumerate(places)}
+        heads, judged = continuation_heads([text]), {}
+
+        def judge(k: int) -> bool:
+            bare = raw[places[k]].strip()
+            head = heads[k]
+            return counted(bare) or (head >= 0 and judged[head] and not self._ignored(bare)
+                                     and not self._missed(bare))
+
+        def counts(place: int) -> bool:
+            chain, k = [], rank[place]
+            while k >= 0 and k not in judged:  # up to the first head judged (never recursion: no depth limit)
+                chain.append(k)
+                k = heads[k]
+            for k in reversed(chain):
+                judged[k] = judge(k)
+            return judged[rank[place]]
+
+        return counts
 
     def _ignored(self, line: str) -> bool:
         """A line `ignore` matches (a lead-in), which counts neither way."""
@@ -171,4 +222,5 @@ def compile(spec, ctx, path):
                      spec.get("min_lines", 1), ctx.timeout, ctx.derived_mask(pattern), ctx.keyword_mask(keywords),
                      ctx.derived_mask(ignore) if ignore is not None else 0, branches,
                      ctx.set_gate(pattern, keywords, lines=True, branches=branches),
-                     ctx.set_gate(ignore, None, lines=True) if ignore is not None else None, miss, spare, within)
+                     ctx.set_gate(ignore, None, lines=True) if ignore is not None else None, miss, spare, within,
+                     spec.get("continuations", False))

@@ -42,9 +42,10 @@ GUARDED = distinct_condition_revisions([p for p in REVISIONS if revision_version
 # v2.31 when their sentence runs into the paste's lead-in (fixtures/paste_blind5.yaml),
 # v2.32 when a terse correction of theirs sits below a pasted instruction file (pb5-12),
 # v2.33 when a notice shares their line or their remark is shorter still (v2.34's fixtures),
-# and v2.38 when their line sits outside a fenced paste or states something before a lead-in's
-# colon (fixtures/paste_blind7.yaml, fixtures/fenced_paste_lines.yaml)
-SINCE = {"fixtures": (2, 39)}
+# v2.38 when their line sits outside a fenced paste or states something before a lead-in's
+# colon (fixtures/paste_blind7.yaml, fixtures/fenced_paste_lines.yaml), and v2.42 when their
+# decision sits between two pasted server logs (fixtures/output_blind3.yaml, written for v2.46)
+SINCE = {"fixtures": (2, 43)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -231,3 +232,12 @@ def test_a_line_outside_a_fenced_paste_caught_v2_38():
     ours = fixture_extracts("fenced_paste_lines.yaml", "paste_blind7.yaml")
     dropped = {fixture for fixture, _ in hard_dropped(older, ours)}
     assert {"fpl-convention-below-fenced-workflow", "fpl-statement-lead-in-unfenced-compose"} <= dropped
+
+
+def test_a_decision_between_two_pasted_logs_caught_v2_42():
+    # the guard starts at v2.43 on the fixtures because v2.39 to v2.42 take a decision typed
+    # between a Postgres log and a pgbouncer log with the logs (output_blind3, written blind for
+    # v2.46): none of its lines was a line of the person's to them: a real failure, not a skip
+    older = shipped((2, 42))
+    dropped = {fixture for fixture, _ in hard_dropped(older, fixture_extracts("output_blind3.yaml"))}
+    assert "ob3-14" in dropped

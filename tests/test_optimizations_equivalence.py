@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from enginekit import GATE, checked_share, distinct_condition_revisions
+from enginekit import GATE, checked_share, engine_test_revisions
 from gate.engine.cache import load_classifier
 from gate.engine.compiler import compile_revision
 from gate.engine.features import ReferenceSubject, Subject
@@ -34,8 +34,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from corpus import corpus, fixture_windows, hostile_windows, not_plain_window, scrambled_window  # noqa: E402
 
-# one revision of each set of conditions: a fitted twin reads the text as its source does
-RULES = distinct_condition_revisions(glob.glob(str(ROOT / "rules" / "*.yaml")))
+# one revision of each set of conditions (a fitted twin reads the text as its source does), at most
+# sixteen: the newest two and a spread of the older (enginekit.engine_test_revisions)
+RULES = engine_test_revisions(glob.glob(str(ROOT / "rules" / "*.yaml")))
 
 
 def decision_tuple(decision):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import regex
 
-from enginekit import (checked_share, classifier, distinct_condition_revisions, drop_rule, match, revision_doc,
+from enginekit import (checked_share, classifier, drop_rule, engine_test_revisions, match, revision_doc,
                        user)
 from gate.engine.compiler import compile_revision
 from gate.engine.conditions.context import Pattern
@@ -30,8 +30,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from corpus import corpus, fixture_windows, not_plain  # noqa: E402
 
-# one revision of each set of conditions: a fitted twin reads the text as its source does
-RULES = distinct_condition_revisions(glob.glob(str(ROOT / "rules" / "*.yaml")))
+# one revision of each set of conditions (a fitted twin reads the text as its source does), at most
+# sixteen: the newest two and a spread of the older (enginekit.engine_test_revisions)
+RULES = engine_test_revisions(glob.glob(str(ROOT / "rules" / "*.yaml")))
 FLAGS = regex.IGNORECASE | regex.MULTILINE
 
 

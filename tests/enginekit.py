@@ -153,34 +153,42 @@ def distinct_condition_revisions(paths) -> list:
     return sorted(newest.values(), key=revision_version)
 
 
-def engine_test_revisions(paths, most: int = 16) -> list:
+def engine_test_revisions(paths, most: int = 8) -> list:
     """The revisions an engine-equivalence test compiles: distinct_condition_revisions, at most
     `most` of them: the newest two, and an even spread of the older ones from the oldest. Each
-    revision costs such a test 5 to 8 s of compiling whatever items it checks; with 31 distinct
+    revision costs such a test seconds of compiling, whatever items it checks; with 31 distinct
     revisions the two heavy tests took half the suite's 9 minutes on two cores. The engine is
-    what they test, and a spread of sixteen revisions still meets every kind of condition."""
-    found = distinct_condition_revisions(paths)
+    what they test, and a spread of revisions across the language's history still meets every
+    kind of condition."""
+    return revision_spread(distinct_condition_revisions(paths), most)
+
+
+def revision_spread(paths, most: int, newest: int = 2) -> list:
+    """At most `most` of `paths`: the `newest` newest, and an even spread of the older ones from
+    the oldest. A shipped revision is frozen (its policy id is its content's hash); what a test
+    of all of them guards is the code that reads them, which a spread still reaches, while the
+    suite's time no longer grows with every revision shipped."""
+    found = sorted(paths, key=revision_version)
     if len(found) <= most:
         return found
-    older, spread = found[:-2], most - 2
+    older, spread = found[:-newest], most - newest
     picked = {older[round(i * (len(older) - 1) / (spread - 1))] for i in range(spread)}
-    return sorted(picked | set(found[-2:]), key=revision_version)
+    return sorted(picked | set(found[-newest:]), key=revision_version)
 
 
 def checked_share(rules, revisions, items) -> list:
     """What an engine-equivalence test runs `rules` on: every item for the newest of
-    `revisions`; the older ones split the items between them, each from its own offset with a
-    stride of their number (at least every sixth), so every item still meets an older revision.
-    Older revisions share most of their patterns with the newest and with each other, so the
-    shared patterns still meet every item across them, and the suite's cost no longer grows
-    with each revision shipped (every sixth for each of 28 older revisions took CI to 8 min 20 s
-    on two cores; meeting two older revisions each, with the fixtures grown to 3,000 windows,
-    took the suite past 10 minutes)."""
+    `revisions`; the older ones split half the items between them, each from its own offset
+    with a stride of twice their number (at least every twelfth). Older revisions share most of
+    their patterns with the newest and with each other, so the shared patterns still meet every
+    item across them, and the suite's cost no longer grows with each revision shipped (every
+    sixth for each of 28 older revisions took CI to 8 min 20 s on two cores; meeting two older
+    revisions each, with the fixtures grown to 3,000 windows, took the suite past 10 minutes)."""
     newest = max(revisions, key=revision_version)
     if os.path.samefile(rules, newest):
         return list(items)
     older = sorted((path for path in revisions if not os.path.samefile(path, newest)), key=revision_version)
-    stride = max(6, len(older))
+    stride = max(12, 2 * len(older))
     offset = next((index for index, path in enumerate(older) if os.path.samefile(path, rules)), 0) % stride
     return list(items)[offset::stride]
 

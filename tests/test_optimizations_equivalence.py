@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from corpus import corpus, fixture_windows, hostile_windows, not_plain_window, scrambled_window  # noqa: E402
 
 # one revision of each set of conditions (a fitted twin reads the text as its source does), at most
-# sixteen: the newest two and a spread of the older (enginekit.engine_test_revisions)
+# eight: the newest two and a spread of the older (enginekit.engine_test_revisions)
 RULES = engine_test_revisions(glob.glob(str(ROOT / "rules" / "*.yaml")))
 
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from corpus import corpus, fixture_windows, not_plain  # noqa: E402
 
 # one revision of each set of conditions (a fitted twin reads the text as its source does), at most
-# sixteen: the newest two and a spread of the older (enginekit.engine_test_revisions)
+# eight: the newest two and a spread of the older (enginekit.engine_test_revisions)
 RULES = engine_test_revisions(glob.glob(str(ROOT / "rules" / "*.yaml")))
 FLAGS = regex.IGNORECASE | regex.MULTILINE
 

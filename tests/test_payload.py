@@ -14,7 +14,7 @@ import os
 
 import pytest
 
-from enginekit import (assistant, classifier, contents, drop_rule, match, revision_doc, revision_version, signal,
+from enginekit import (assistant, classifier, contents, drop_rule, match, revision_doc, revision_spread, revision_version, signal,
                        user, write_rules)
 from gate.engine.compiler import compile_revision
 from gate.evaluation.diff import _structural
@@ -25,8 +25,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 # v2.0-v2.3 predate the payload rule and keep their behaviour (their policy ids say so).
-PAYLOAD_REVISIONS = [p for p in sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=revision_version)
-                     if revision_version(p) >= (2, 4)]
+PAYLOAD_REVISIONS = revision_spread([p for p in glob.glob(os.path.join(ROOT, "rules", "v*.yaml"))
+                                     if revision_version(p) >= (2, 4)], 12, newest=4)  # see enginekit.revision_spread
 
 SECRET = r"\bsk_live_[A-Za-z0-9]{16,}"
 FAKE_KEY = "sk_live_FAKE4eC39HqLyjWDarjtT1zd"

@@ -154,7 +154,6 @@ def test_line_share_is_per_turn_at_turn_scope():
     assert kept(condition, window) == [FACT]  # the heartbeat turn alone is all progress
 
 
-
 # A traceback: its frames and exception count by themselves; the code under a frame and the
 # message below the exception are indented under them, and count only as their continuations.
 FRAME = r'^(?:File "[^"]+", line \d+|(?:\w+\.)*\w*(?:Error|Timeout):)'
@@ -209,6 +208,7 @@ def test_line_share_continuations_stop_at_a_turns_end():
     share = {"pattern": FRAME, "min_share": 0.6, "continuations": True}
     assert fires_each_way({"line_share": share}, [user(f"{frame}\n{code}")])  # 2 of 2
     assert not fires_each_way({"line_share": share}, [user(frame), user(code)])  # 1 of 2: no line continues another turn
+
 
 # -- prose_words, chars, turns ----------------------------------------------
 

@@ -22,8 +22,7 @@ from gate.engine.cache import load_classifier
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-# the newest four and a spread of the older (enginekit.revision_spread): shipped revisions are frozen,
-# and what these tests guard is the code that reads them
+# the newest four and a spread of the older: see enginekit.revision_spread
 REVISIONS = revision_spread([p for p in glob.glob(os.path.join(ROOT, "rules", "v*.yaml")) if revision_version(p) >= (2, 4)],
                             12, newest=4)
 

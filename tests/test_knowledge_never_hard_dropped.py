@@ -34,8 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(ROOT, "..", "shared", "data")
 REVISIONS = sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=revision_version)
 # A fitted revision drops exactly what its source drops (a fit never touches a drop rule).
-# the newest four and a spread of the older (enginekit.revision_spread): shipped revisions are frozen,
-# and what these tests guard is the code that reads them
+# the newest four and a spread of the older: see enginekit.revision_spread
 GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if revision_version(p) >= (2, 4)]), 12,
                           newest=4)
 # the first revision each set is guarded from, when not v2.4: v2.32 on the fixtures, since v2.18 to

@@ -25,9 +25,8 @@ LOCOMO = os.environ.get("GATE_LOCOMO") or os.path.join(ROOT, "..", "shared", "da
 
 
 REVISIONS = sorted(glob.glob(os.path.join(ROOT, "rules", "v*.yaml")), key=revision_version)
-# v2.0-v2.3 predate the guarantee; of the others, the newest four and a spread of the older
-# (enginekit.revision_spread): shipped revisions are frozen, and what these tests guard is the
-# code that reads them
+# v2.0-v2.3 predate the guarantee; of the others, the newest four and a spread of the older:
+# see enginekit.revision_spread
 GUARDED = revision_spread([p for p in REVISIONS if revision_version(p) >= (2, 4)], 12, newest=4)
 
 

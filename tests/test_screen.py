@@ -28,8 +28,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from audit_scale import generate  # noqa: E402
 from corpus import corpus, fixture_windows, hostile_windows, not_plain_window, scrambled_window  # noqa: E402
 
-# the newest four and a spread of the older (enginekit.revision_spread): shipped revisions are frozen,
-# and what these tests guard is the code that reads them
+# the newest four and a spread of the older: see enginekit.revision_spread
 RULES = revision_spread(glob.glob(str(ROOT / "rules" / "*.yaml")), 12, newest=4)
 ROLES = ("user", "assistant", "tool")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 
 from gate.platform.emulator import Emulator, EmulatorConfig
 
@@ -17,6 +18,13 @@ KEY_ENV = "GATE_TEST_MEM0_KEY"
 ORG = "org_emu"
 SCRATCH = "proj_scratch"
 DEFAULT_PROJECT = "proj_default"
+
+
+def default_sigint() -> None:
+    """A child's SIGINT as a terminal would deliver it (preexec_fn): a shell that runs the suite in
+    the background ignores SIGINT, the child inherits that, and a test's Ctrl-C would reach
+    nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 RULES_YAML = r"""
 schema_version: 1

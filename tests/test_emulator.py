@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from gate.platform.emulator import Emulator, EmulatorConfig
-from platform_helpers import KEY, ORG, SCRATCH, DEFAULT_PROJECT, emulator
+from platform_helpers import KEY, ORG, SCRATCH, DEFAULT_PROJECT, default_sigint, emulator
 
 AUTH = {"Authorization": f"Token {KEY}"}
 OVERRIDE = {"project_id": SCRATCH, "org_id": ORG}
@@ -218,7 +218,7 @@ def test_cli_starts_on_an_ephemeral_port_and_stops_on_ctrl_c():
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen([sys.executable, "-c", "from gate.cli.live import emulator; emulator()",
                              "--port", "0", "--delay-ms", "10"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env, preexec_fn=default_sigint)
     try:
         first = proc.stdout.readline()
         assert first.startswith("gate emulator listening on http://127.0.0.1:")

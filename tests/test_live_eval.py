@@ -16,7 +16,7 @@ from gate.platform.client import PlatformClient
 from gate.platform.contract import Scope, project_scope
 from gate.platform.secret import Secret
 from platform_helpers import (DEFAULT_PROJECT, EXCLUDE_IDS, EXTRACT_IDS, KEY, KEY_ENV, ORG, SCRATCH,
-                              assert_no_key, emulator, live, rows_by_id, write_inputs)
+                              assert_no_key, default_sigint, emulator, live, rows_by_id, write_inputs)
 
 
 def statuses(report):
@@ -239,7 +239,7 @@ def test_a_signal_to_a_real_process_still_writes_the_report(tmp_path, sig, code)
         """)
         env = dict(os.environ, **{KEY_ENV: KEY})
         proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env=env)
+                                text=True, env=env, preexec_fn=default_sigint)
         out_lines = []
         for line in proc.stdout:
             out_lines.append(line)

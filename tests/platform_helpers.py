@@ -26,6 +26,7 @@ def default_sigint() -> None:
     nothing."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
+
 RULES_YAML = r"""
 schema_version: 1
 revision: t1.0

@@ -293,3 +293,36 @@ def test_a_drop_window_whose_paste_a_rule_cut_is_contained_not_held_by_luck():
     assert scores["drop_held_by_luck"] == 2 and scores["hard_drop_recall"] == 1.0
     # the same cut under a window that holds knowledge is still the signals' miss
     assert metrics.outcome("extract", "skip", None, "decision", cut.trace) == "skipped"
+
+
+def test_a_pasted_turn_a_rule_stripped_whole_is_contained_but_a_tool_result_is_not(tmp_path):
+    # The person pastes progress frames, then says "look" in a message of its own: the rule
+    # strips the pasted turn, the remark is skipped. That is the cut above with the remark in
+    # another turn: contained. A tool's result stripped removes nothing that would be sent (tool
+    # results never are), so a command beside it skipped is still held back by luck.
+    path = tmp_path / "rules.yaml"
+    path.write_text(RULES_YAML)
+    _, classifier = load_compiled(str(path))
+    frames = "Epoch 3/10 loss 0.41 ETA 5m\nEpoch 4/10 loss 0.39 ETA 4m"
+    tool_run = [{"role": "user", "content": "rerun it"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                                   "input": {"command": "python train.py"}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": frames}]}]
+    fixtures = [
+        Fixture("pasted-then-look", [{"role": "user", "content": frames}, {"role": "user", "content": "look"}],
+                "drop", None, "a paste, then a bare remark"),
+        Fixture("tool-result-only", tool_run, "drop", None, "the noise is only in a tool's result"),
+        Fixture("knowledge-after-paste", [{"role": "user", "content": frames},
+                                          {"role": "user", "content": "we should cache the dataset"}],
+                "extract", "decision", "the signals' miss, not containment"),
+    ]
+    results = classify_all(classifier, [f.window for f in fixtures], ["balanced"])["balanced"]
+    assert [r.action for r in results] == ["skip", "skip", "skip"]
+    assert any("turn 0 (user) stripped by heartbeat" == line for line in results[0].trace)
+    names = [metrics.outcome(f.label, r.action, r.type, f.expect_type, r.trace, f.window)
+             for f, r in zip(fixtures, results)]
+    assert names == ["contained", "held_by_luck", "skipped"]
+    # without the window the evaluator cannot tell the person's turn from a tool's: luck, as before
+    assert metrics.outcome("drop", "skip", None, None, results[0].trace) == "held_by_luck"
+    scores = metrics.score(fixtures, results)
+    assert scores["hard_drop_explicit"] == 0.5 and scores["drop_held_by_luck"] == 1

@@ -94,8 +94,10 @@ def changed_fixtures(fixtures, old_results, new_results) -> list[dict]:
     for fixture, old, new in zip(fixtures, old_results, new_results, strict=True):
         if old.action == new.action and old.type == new.type:
             continue
-        old_name = metrics.outcome(fixture.label, old.action, old.type, fixture.expect_type, old.trace or ())
-        new_name = metrics.outcome(fixture.label, new.action, new.type, fixture.expect_type, new.trace or ())
+        old_name = metrics.outcome(fixture.label, old.action, old.type, fixture.expect_type,
+                                   old.trace or (), fixture.window)
+        new_name = metrics.outcome(fixture.label, new.action, new.type, fixture.expect_type,
+                                   new.trace or (), fixture.window)
         ranks = _RANK.get(fixture.label, {})
         before, after = ranks.get(old_name, 0), ranks.get(new_name, 0)
         change = "regression" if after < before else "improvement" if after > before else "neutral"

@@ -9,7 +9,11 @@ contains noise too, but only until someone adds a flag rule that matches it.
                             fixture whose paste a rule cut out, the person's one-off
                             words beside it skipped, counts as dropped by that rule
                             (`contained`): the noise is gone whatever a flag rule later
-                            matches. Only a skip with no rule's cut is held by luck.
+                            matches. So does one whose pasted turn a rule stripped whole,
+                            the remark in another message ("look", "?") skipped. Only a
+                            skip with no rule's cut or strip of the person's text is held
+                            by luck (a tool's result stripped is no such strip: it is
+                            never sent).
   hard_drop_precision       hard drops that were safe / hard drops. Safe means
                             not an extract window: dropping an exclude window
                             is not counted against the score (it was meant to
@@ -32,8 +36,10 @@ A ratio whose denominator is empty is None ("not measured"), never 1.0 or 0.0.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
+from gate.engine.window import normalize_window
 from gate.language.model import DURABLE_TYPES
 
 LABELS = ("drop", "exclude", "extract")
@@ -50,6 +56,8 @@ RIGHT_OUTCOMES = frozenset({"dropped", "contained", "held_by_luck", "held_back",
 # A span rule's cut ("spans cut out by": harness markup, a notice) is not among them: it takes
 # markup around any turn, so it says nothing of whether the window's noise went with it.
 _CUT_MARKS = (" paste cut out by ", " to the person's own lines")
+# What it writes when a rule stripped a whole turn; a span rule's strip ends ": nothing left once cut".
+_STRIPPED = re.compile(r"turn (\d+) \(user\) stripped by \S+")
 MISS_OUTCOMES = ("hard_dropped", "skipped", "leaked", "mistyped")  # in the order the scorecard lists them
 
 # Metrics that can carry a floor offline; other threshold keys (live_*) are scored by `--live`.
@@ -70,16 +78,31 @@ def ratio(num: int, den: int) -> float | None:
     return None if den == 0 else num / den
 
 
-def outcome(label: str, action: str, type_: str | None, expect_type: str | None, trace=()) -> str:
+def outcome(label: str, action: str, type_: str | None, expect_type: str | None, trace=(),
+            window=None) -> str:
     """One word for what happened: dropped, contained, held_by_luck, leaked, held_back, sent,
-    hard_dropped, skipped, flagged, mistyped. `trace` tells noise a rule cut out of a skipped
-    window (contained) from noise no rule touched (held_by_luck)."""
+    hard_dropped, skipped, flagged, mistyped. `trace` (and the fixture's `window`, to know which
+    turns were the person's text) tells noise a rule removed from a skipped window (contained)
+    from noise no rule touched (held_by_luck)."""
     name = _OUTCOMES.get((label, action), "unknown")
     if name == "flagged" and type_ != expect_type:
         return "mistyped"
-    if name == "held_by_luck" and any(mark in line for line in trace for mark in _CUT_MARKS):
+    if name == "held_by_luck" and _rule_removed_sent_text(trace, window):
         return "contained"
     return name
+
+
+def _rule_removed_sent_text(trace, window) -> bool:
+    """Whether a rule removed text of the person's that would have been sent: a paste cut out of
+    a turn, or a whole turn of theirs stripped. A turn of tool calls or results is never sent, so
+    stripping it removes nothing the platform would get."""
+    if any(mark in line for line in trace for mark in _CUT_MARKS):
+        return True
+    stripped = {int(found.group(1)) for line in trace if (found := _STRIPPED.fullmatch(line))}
+    if not stripped or window is None:
+        return False
+    return any(turn.index in stripped and turn.role == "user" and "tool_only" not in turn.flags
+               and turn.text.strip() for turn in normalize_window(window))
 
 
 def is_right(name: str) -> bool:
@@ -131,7 +154,7 @@ def score(fixtures, results, rules=()) -> dict:
         if label not in confusion or action not in ACTIONS:
             continue
         confusion[label][action] += 1
-        name = outcome(label, action, result.type, fixture.expect_type, result.trace or ())
+        name = outcome(label, action, result.type, fixture.expect_type, result.trace or (), fixture.window)
         right = name in RIGHT_OUTCOMES
         contained += name == "contained"
 

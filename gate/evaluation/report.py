@@ -28,7 +28,8 @@ def build_report(rules_spec, revision, fixtures, run, *, sweep=None, strict=Fals
     findings = []
     todo_open, todo_closed = [], []
     for fixture, result in zip(fixtures, run.results):
-        name = outcome(fixture.label, result.action, result.type, fixture.expect_type, result.trace or ())
+        name = outcome(fixture.label, result.action, result.type, fixture.expect_type, result.trace or (),
+                       fixture.window)
         # tuples serialize as JSON lists; copying them into lists would cost a second per 100k rows
         row = {"id": fixture.id, "label": fixture.label, "expect_type": fixture.expect_type,
                "decision": result.action, "type": result.type, "rule": result.rule, "outcome": name,

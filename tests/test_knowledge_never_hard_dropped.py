@@ -17,7 +17,9 @@ when that sentence runs into the paste's lead-in on one line, mended by v2.32's;
 when it sits outside the fence of a pasted file in a register no spare read, or states something
 before its lead-in's colon, mended by v2.39's; v2.40 to v2.50 when their sentence opens with a
 constant's name ("S3_ENDPOINT needs no trailing slash ...") beside a file, and v2.44 to v2.50 when
-they type a record as padded fields with sentence values, mended by v2.51's.
+they type a record as padded fields with sentence values, mended by v2.51's; v2.43 to v2.53 when
+they draw a repository layout with branch lines and a note beside each entry, which counted as a
+tool's dependency tree, mended by v2.54's.
 A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 
@@ -49,9 +51,10 @@ GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if 
 # v2.38 when their line sits outside a fenced paste or states something before a lead-in's
 # colon (fixtures/paste_blind7.yaml, fixtures/fenced_paste_lines.yaml), v2.42 when their
 # decision sits between two pasted server logs (fixtures/output_blind3.yaml, written for v2.46),
-# and v2.50 when their sentence opens with a constant's name or their record is typed as padded
-# fields (fixtures/constant_opens_sentence.yaml, fixtures/padded_records.yaml, written for v2.51)
-SINCE = {"fixtures": (2, 51)}
+# v2.50 when their sentence opens with a constant's name or their record is typed as padded
+# fields (fixtures/constant_opens_sentence.yaml, fixtures/padded_records.yaml, written for v2.51),
+# and v2.53 when they draw a layout with notes on branch lines (fixtures/drawn_trees.yaml, v2.54)
+SINCE = {"fixtures": (2, 54)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}

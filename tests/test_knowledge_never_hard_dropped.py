@@ -21,7 +21,8 @@ they type a record as padded fields with sentence values, mended by v2.51's; v2.
 they draw a repository layout with branch lines and a note beside each entry, which counted as a
 tool's dependency tree, mended by v2.54's; v2.45 to v2.54 when they type a checklist with
 checkboxes or a format with placeholders in angle brackets, read as a tool's tags, mended by
-v2.55's.
+v2.55's; v2.44 to v2.55 when they type a record as padded fields with values of a few plain
+words, mended by v2.56's.
 A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 
@@ -56,8 +57,9 @@ GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if 
 # v2.50 when their sentence opens with a constant's name or their record is typed as padded
 # fields (fixtures/constant_opens_sentence.yaml, fixtures/padded_records.yaml, written for v2.51),
 # v2.53 when they draw a layout with notes on branch lines (fixtures/drawn_trees.yaml, v2.54), and
-# v2.54 when they type checkboxes or placeholders (fixtures/person_brackets.yaml, v2.55)
-SINCE = {"fixtures": (2, 55)}
+# v2.54 when they type checkboxes or placeholders (fixtures/person_brackets.yaml, v2.55), and v2.55
+# when their padded record's values are a few plain words (fixtures/padded_records.yaml, v2.56)
+SINCE = {"fixtures": (2, 56)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}

@@ -56,7 +56,8 @@ RIGHT_OUTCOMES = frozenset({"dropped", "contained", "held_by_luck", "held_back",
 # A span rule's cut ("spans cut out by": harness markup, a notice) is not among them: it takes
 # markup around any turn, so it says nothing of whether the window's noise went with it.
 _CUT_MARKS = (" paste cut out by ", " to the person's own lines")
-# What it writes when a rule stripped a whole turn; a span rule's strip ends ": nothing left once cut".
+# What the classifier writes when a rule stripped a whole turn of the person's; a span rule's
+# strip goes on with ": nothing left once cut", so a full match leaves it out.
 _STRIPPED = re.compile(r"turn (\d+) \(user\) stripped by \S+")
 MISS_OUTCOMES = ("hard_dropped", "skipped", "leaked", "mistyped")  # in the order the scorecard lists them
 
@@ -101,8 +102,8 @@ def _rule_removed_sent_text(trace, window) -> bool:
     stripped = {int(found.group(1)) for line in trace if (found := _STRIPPED.fullmatch(line))}
     if not stripped or window is None:
         return False
-    return any(turn.index in stripped and turn.role == "user" and "tool_only" not in turn.flags
-               and turn.text.strip() for turn in normalize_window(window))
+    return any(turn.index in stripped and "tool_only" not in turn.flags and turn.text.strip()
+               for turn in normalize_window(window))
 
 
 def is_right(name: str) -> bool:

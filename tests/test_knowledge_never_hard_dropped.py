@@ -22,7 +22,8 @@ they draw a repository layout with branch lines and a note beside each entry, wh
 tool's dependency tree, mended by v2.54's; v2.45 to v2.54 when they type a checklist with
 checkboxes or a format with placeholders in angle brackets, read as a tool's tags, mended by
 v2.55's; v2.44 to v2.55 when they type a record as padded fields with values of a few plain
-words, mended by v2.56's.
+words, mended by v2.56's; v2.0 to v2.56 when they write a table of what each log level means,
+read as log lines, mended by v2.57's.
 A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 
@@ -58,8 +59,9 @@ GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if 
 # fields (fixtures/constant_opens_sentence.yaml, fixtures/padded_records.yaml, written for v2.51),
 # v2.53 when they draw a layout with notes on branch lines (fixtures/drawn_trees.yaml, v2.54), and
 # v2.54 when they type checkboxes or placeholders (fixtures/person_brackets.yaml, v2.55), and v2.55
-# when their padded record's values are a few plain words (fixtures/padded_records.yaml, v2.56)
-SINCE = {"fixtures": (2, 56)}
+# when their padded record's values are a few plain words (fixtures/padded_records.yaml, v2.56), and
+# v2.56 when they write what each log level means (fixtures/person_brackets.yaml, v2.57)
+SINCE = {"fixtures": (2, 57)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}

@@ -177,16 +177,18 @@ def revision_spread(paths, most: int, newest: int = 2) -> list:
 
 
 def checked_share(rules, revisions, items) -> list:
-    """What an engine-equivalence test runs `rules` on: every item for the newest of
+    """What an engine-equivalence test runs `rules` on: every second item for the newest of
     `revisions`; the older ones split half the items between them, each from its own offset
     with a stride of twice their number (at least every twelfth). Older revisions share most of
     their patterns with the newest and with each other, so the shared patterns still meet every
     item across them, and the suite's cost no longer grows with each revision shipped (every
     sixth for each of 28 older revisions took CI to 8 min 20 s on two cores; meeting two older
-    revisions each, with the fixtures grown to 3,000 windows, took the suite past 10 minutes)."""
+    revisions each, with the fixtures grown to 3,000 windows, took the suite past 10 minutes). The
+    newest meets every second item: all of them took it 3 min of one core's time with 3,300
+    fixtures, and a fresh CI run to 9 min 41 s."""
     newest = max(revisions, key=revision_version)
     if os.path.samefile(rules, newest):
-        return list(items)
+        return list(items)[::2]
     older = sorted((path for path in revisions if not os.path.samefile(path, newest)), key=revision_version)
     stride = max(12, 2 * len(older))
     offset = next((index for index, path in enumerate(older) if os.path.samefile(path, rules)), 0) % stride

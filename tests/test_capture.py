@@ -316,6 +316,37 @@ def test_two_hook_events_at_once_spool_each_window_once(tmp_path):
         assert spool.transcript_offset(str(transcript)) == os.path.getsize(transcript)
 
 
+def test_a_session_end_that_finds_the_spool_locked_goes_on_in_the_background(tmp_path):
+    # a flush (or a hook) holding the spool's write lock longer than the editor's hook may wait:
+    # no event follows a session's end, so its windows must not be lost
+    import sqlite3
+
+    home = CaptureHome(tmp_path)
+    session = ClaudeSession(seed=10)
+    for what in ("squash every merge", "keep secrets in the vault only", "tag releases from CI only"):
+        decision_exchange(session, what)
+    transcript = session.write(tmp_path / "session.jsonl")
+    with home.spool() as spool:
+        path = spool.path
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        report = home.hook(transcript, "SessionEnd", start_flush=True)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert report.continued and report.spooled == 0 and "locked" in report.error
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with home.spool() as spool:
+            if len(spool.items()) == 3:
+                break
+        time.sleep(0.1)
+    with home.spool() as spool:
+        assert len(spool.items()) == 3
+        assert spool.transcript_offset(str(transcript)) == os.path.getsize(transcript)
+
+
 def test_the_offset_only_moves_forward_when_another_hook_moved_it():
     import tempfile
 

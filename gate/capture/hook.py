@@ -78,7 +78,7 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
          start_flush: bool) -> None:
     from gate.capture.config import load_config
     from gate.capture.repository import repository_id
-    from gate.capture.spool import Spool
+    from gate.capture.spool import Spool, SpoolError
     from gate.engine.cache import load_classifier
     from gate.language.errors import GateError
     from gate.transcripts import follow
@@ -98,8 +98,10 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
     session = _utf8(event["session_id"])
     key = _utf8(transcript)  # the spool's name for it: a path that is not UTF-8 cannot fail a write
     repository = repository_id(event["cwd"] or os.path.dirname(transcript))
-    with Spool(state, busy_timeout=1.0) as spool:
-        offset = spool.transcript_offset(key)
+    # the editor waits for a budgeted hook, so it waits a second at most for a flush or another
+    # hook holding the spool; a background hook (no budget) waits as long as a flush does
+    with Spool(state, busy_timeout=1.0 if budget_s is not None else 10.0) as spool:
+        offset, shapes = spool.resume_point(key, session)
         try:
             followed = follow(transcript, offset, final=report.event in FINAL_EVENTS)
         except OSError as exc:
@@ -116,7 +118,7 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
                 report.error = f"{config.path}: level: must be one of {', '.join(classifier.levels)}"
                 return
         level = config.level
-        recent = deque(spool.recent_shapes(session), maxlen=max(config.recent_shapes, 1))
+        recent = deque(shapes, maxlen=max(config.recent_shapes, 1))
         items: list[NewItem] = []
         resume = followed.offset
         for exchange in followed.exchanges:
@@ -139,8 +141,19 @@ def _run(stdin_text, env, state, config_file, report: HookReport, budget_s: floa
             else:
                 report.skipped += 1
         report.offset = resume
-        report.spooled = spool.record(transcript=key, offset=resume, read_from=offset, session_id=session,
-                                      shapes=list(recent), items=items)
+        try:
+            report.spooled = spool.record(transcript=key, offset=resume, read_from=offset, session_id=session,
+                                          shapes=list(recent), items=items)
+        except SpoolError as exc:
+            if report.event != "SessionEnd" or budget_s is None or not start_flush:
+                raise  # the offset stayed put: the next event reads these windows again
+            # no event follows a session's end: a background hook with no budget reads them again
+            report.offset = offset
+            report.continued = start_detached(state, env, ["hook", "claude-code", "--no-budget"], stdin_text)
+            report.error = (f"{exc}; nothing recorded, "
+                            + ("a background hook reads these windows again" if report.continued
+                               else "and no background hook could start"))
+            return
     if report.event == "SessionEnd" and start_flush:
         if report.unfinished:  # no event will follow: the rest is classified in the background, then flushed
             report.continued = start_detached(state, env, ["hook", "claude-code", "--no-budget"], stdin_text)

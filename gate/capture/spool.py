@@ -146,13 +146,18 @@ class Spool:
         row = self._read("SELECT offset FROM transcripts WHERE path = ?", (path,))
         return row[0][0] if row else 0
 
-    def recent_shapes(self, session_id: str) -> list[str]:
-        row = self._read("SELECT shapes FROM sessions WHERE session_id = ?", (session_id,))
+    def resume_point(self, path: str, session_id: str) -> tuple[int, list[str]]:
+        """Where a hook goes on: the transcript's offset and the session's recent shapes, read
+        in one statement (one snapshot). Read apart, another hook could record between the two
+        reads, and this one would judge the windows after the old offset against their own
+        shapes, dropping them as repeats."""
+        row = self._read("SELECT (SELECT offset FROM transcripts WHERE path = ?),"
+                         " (SELECT shapes FROM sessions WHERE session_id = ?)", (path, session_id))[0]
         try:
-            shapes = json.loads(row[0][0]) if row else []
+            shapes = json.loads(row[1]) if row[1] is not None else []
         except ValueError:
-            return []
-        return [s for s in shapes if isinstance(s, str)]
+            shapes = []
+        return row[0] or 0, [s for s in shapes if isinstance(s, str)] if isinstance(shapes, list) else []
 
     def record(self, *, transcript: str, offset: int, session_id: str, shapes: list[str],
                items: list[NewItem], read_from: int | None = None, now: float | None = None) -> int:

@@ -60,8 +60,11 @@ GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if 
 # v2.53 when they draw a layout with notes on branch lines (fixtures/drawn_trees.yaml, v2.54), and
 # v2.54 when they type checkboxes or placeholders (fixtures/person_brackets.yaml, v2.55), and v2.55
 # when their padded record's values are a few plain words (fixtures/padded_records.yaml, v2.56), and
-# v2.56 when they write what each log level means (fixtures/person_brackets.yaml, v2.57)
-SINCE = {"fixtures": (2, 57)}
+# v2.56 when they write what each log level means (fixtures/person_brackets.yaml, v2.57), and
+# every revision to v2.57 when they open a warning with a log level and a colon ("WARNING: dont
+# ..."), a rule with an example timestamp or a finding with an exception's name, or v2.49 to v2.57
+# when they align a table with notes in a column (fixtures/level_opens_warning.yaml, v2.58)
+SINCE = {"fixtures": (2, 58)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}

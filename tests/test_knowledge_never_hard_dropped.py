@@ -64,8 +64,10 @@ GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if 
 # every revision to v2.57 when they open a warning with a log level and a colon ("WARNING: dont
 # ..."), a rule with an example timestamp or a finding with an exception's name, or v2.49 to v2.57
 # when they align a table with notes in a column (fixtures/level_opens_warning.yaml, v2.58), and
-# v2.58 when they state a cause after "Caused by:" or make a commit hash their subject (v2.59)
-SINCE = {"fixtures": (2, 59)}
+# v2.58 when they state a cause after "Caused by:" or make a commit hash their subject (v2.59),
+# and every revision to v2.59 when they type notes on files as a list of paths
+# (fixtures/drawn_trees.yaml, v2.60)
+SINCE = {"fixtures": (2, 60)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}

@@ -297,12 +297,17 @@ def test_broken_text_in_a_flagged_window_does_not_jam_the_hook(tmp_path):
     assert all(t.encode("utf-8") for t in texts)
 
 
-def test_two_hook_events_at_once_spool_each_window_once(tmp_path):
-    home = CaptureHome(tmp_path)
-    session = ClaudeSession(seed=9)
+def three_decisions(tmp_path, seed: int):
+    """A finished session of three decisions, each flagged: its transcript's path."""
+    session = ClaudeSession(seed=seed)
     for what in ("squash every merge", "keep secrets in the vault only", "tag releases from CI only"):
         decision_exchange(session, what)
-    transcript = session.write(tmp_path / "session.jsonl")
+    return session.write(tmp_path / "session.jsonl")
+
+
+def test_two_hook_events_at_once_spool_each_window_once(tmp_path):
+    home = CaptureHome(tmp_path)
+    transcript = three_decisions(tmp_path, seed=9)
     # Without the time budget: on a loaded machine loading the rules alone can spend it, and the
     # rest then goes to a background hook this test would have to wait for; the race is the point here.
     runs = [home.start_gate("hook", "claude-code", "--no-budget", stdin=subprocess.PIPE) for _ in range(2)]
@@ -322,10 +327,7 @@ def test_a_session_end_that_finds_the_spool_locked_goes_on_in_the_background(tmp
     import sqlite3
 
     home = CaptureHome(tmp_path)
-    session = ClaudeSession(seed=10)
-    for what in ("squash every merge", "keep secrets in the vault only", "tag releases from CI only"):
-        decision_exchange(session, what)
-    transcript = session.write(tmp_path / "session.jsonl")
+    transcript = three_decisions(tmp_path, seed=10)
     with home.spool() as spool:
         path = spool.path
     holder = sqlite3.connect(path, isolation_level=None)

@@ -67,8 +67,10 @@ GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if 
 # v2.58 when they state a cause after "Caused by:" or make a commit hash their subject (v2.59),
 # and every revision to v2.59 when they type notes on files as a list of paths
 # (fixtures/drawn_trees.yaml, v2.60), and v2.60 when they say what a job still running means or
-# write their log format as one JSON log line (fixtures/level_opens_warning.yaml, v2.61)
-SINCE = {"fixtures": (2, 61)}
+# write their log format as one JSON log line (fixtures/level_opens_warning.yaml, v2.61), and
+# every revision to v2.61 when they annotate a line of a pasted config with an arrow comment
+# (fixtures/annotated_pastes.yaml, v2.62)
+SINCE = {"fixtures": (2, 62)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}

@@ -23,7 +23,14 @@ tool's dependency tree, mended by v2.54's; v2.45 to v2.54 when they type a check
 checkboxes or a format with placeholders in angle brackets, read as a tool's tags, mended by
 v2.55's; v2.44 to v2.55 when they type a record as padded fields with values of a few plain
 words, mended by v2.56's; v2.0 to v2.56 when they write a table of what each log level means,
-read as log lines, mended by v2.57's.
+read as log lines, mended by v2.57's; every revision to v2.57 when their line opens as a tool's
+(a warning after a log level and a colon, a timestamp as a sentence's subject, a finding opening
+with an exception's name) and v2.49 to v2.57 when they align a table with notes of plain words,
+mended by v2.58's; v2.58 when they state a cause after "Caused by:" or make a commit hash their
+subject, mended by v2.59's; every revision to v2.59 when they type notes on files as a list of
+paths, read as a list of changed files, mended by v2.60's; v2.60 when they say what a job still
+running means or write a log format as one JSON log line, mended by v2.61's; every revision to
+v2.61 when they annotate a line of a pasted config with an arrow comment, mended by v2.62's.
 A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 

@@ -153,11 +153,14 @@ class Spool:
         shapes, dropping them as repeats."""
         row = self._read("SELECT (SELECT offset FROM transcripts WHERE path = ?),"
                          " (SELECT shapes FROM sessions WHERE session_id = ?)", (path, session_id))[0]
+        offset, stored = row[0] or 0, row[1]
         try:
-            shapes = json.loads(row[1]) if row[1] is not None else []
+            shapes = json.loads(stored) if stored is not None else []
         except ValueError:
             shapes = []
-        return row[0] or 0, [s for s in shapes if isinstance(s, str)] if isinstance(shapes, list) else []
+        if not isinstance(shapes, list):  # a damaged row is no shapes, never an error
+            shapes = []
+        return offset, [shape for shape in shapes if isinstance(shape, str)]
 
     def record(self, *, transcript: str, offset: int, session_id: str, shapes: list[str],
                items: list[NewItem], read_from: int | None = None, now: float | None = None) -> int:

@@ -30,7 +30,9 @@ mended by v2.58's; v2.58 when they state a cause after "Caused by:" or make a co
 subject, mended by v2.59's; every revision to v2.59 when they type notes on files as a list of
 paths, read as a list of changed files, mended by v2.60's; v2.60 when they say what a job still
 running means or write a log format as one JSON log line, mended by v2.61's; every revision to
-v2.61 when they annotate a line of a pasted config with an arrow comment, mended by v2.62's.
+v2.61 when they annotate a line of a pasted config with an arrow comment, mended by v2.62's;
+every revision to v2.63 when their words are a slash command's arguments, cut out with the
+harness's echo, mended by v2.64's.
 A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 
@@ -76,8 +78,9 @@ GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if 
 # (fixtures/drawn_trees.yaml, v2.60), and v2.60 when they say what a job still running means or
 # write their log format as one JSON log line (fixtures/level_opens_warning.yaml, v2.61), and
 # every revision to v2.61 when they annotate a line of a pasted config with an arrow comment
-# (fixtures/annotated_pastes.yaml, v2.62)
-SINCE = {"fixtures": (2, 62)}
+# (fixtures/annotated_pastes.yaml, v2.62), and every revision to v2.63 when their words are a
+# slash command's arguments (fixtures/slash_command_args.yaml, v2.64)
+SINCE = {"fixtures": (2, 64)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -150,6 +153,14 @@ def test_a_still_running_note_caught_the_drop_half_before_v2_30():
     older = shipped((2, 29))
     progress = fixture_extracts("noise_progress.yaml")
     assert hard_dropped(older, progress)
+
+
+def test_slash_command_args_caught_the_drop_half_before_v2_64():
+    # the guard starts at v2.64 on the fixtures because v2.63's harness-markup cuts a slash
+    # command's arguments out with its echo, the person's words and all: a real failure, not a skip
+    older = shipped((2, 63))
+    typed = fixture_extracts("slash_command_args.yaml")
+    assert hard_dropped(older, typed)
 
 
 # A sentence of the person's, on its own line above what a drop rule was written to drop, is

@@ -32,7 +32,8 @@ paths, read as a list of changed files, mended by v2.60's; v2.60 when they say w
 running means or write a log format as one JSON log line, mended by v2.61's; every revision to
 v2.61 when they annotate a line of a pasted config with an arrow comment, mended by v2.62's;
 every revision to v2.63 when their words are a slash command's arguments, cut out with the
-harness's echo, mended by v2.64's.
+harness's echo, mended by v2.64's; v2.64 when their procedure holds a credential's placeholder
+elided with "..." ("CI_REGISTRY_TOKEN=glpat-..."), read as a credential, mended by v2.65's.
 A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 
@@ -79,8 +80,9 @@ GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if 
 # write their log format as one JSON log line (fixtures/level_opens_warning.yaml, v2.61), and
 # every revision to v2.61 when they annotate a line of a pasted config with an arrow comment
 # (fixtures/annotated_pastes.yaml, v2.62), and every revision to v2.63 when their words are a
-# slash command's arguments (fixtures/slash_command_args.yaml, v2.64)
-SINCE = {"fixtures": (2, 64)}
+# slash command's arguments (fixtures/slash_command_args.yaml, v2.64), and v2.64 when they elide
+# a credential's placeholder with "..." (fixtures/hooks_and_placeholders.yaml, v2.65)
+SINCE = {"fixtures": (2, 65)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -155,12 +157,15 @@ def test_a_still_running_note_caught_the_drop_half_before_v2_30():
     assert hard_dropped(older, progress)
 
 
-def test_slash_command_args_caught_the_drop_half_before_v2_64():
-    # the guard starts at v2.64 on the fixtures because v2.63's harness-markup cuts a slash
-    # command's arguments out with its echo, the person's words and all: a real failure, not a skip
-    older = shipped((2, 63))
-    typed = fixture_extracts("slash_command_args.yaml")
-    assert hard_dropped(older, typed)
+@pytest.mark.parametrize("version, name", [((2, 63), "slash_command_args.yaml"),
+                                           ((2, 64), "hooks_and_placeholders.yaml")],
+                         ids=lambda value: "v%d.%d" % value if isinstance(value, tuple) else value)
+def test_the_newest_mended_classes_caught_the_revision_before(version, name):
+    # the guard starts at v2.65 on the fixtures because v2.63's harness-markup cuts a slash
+    # command's arguments out with its echo, and v2.64's secret reads "glpat-..." as a token,
+    # each taking the person's words with it: a real failure, not a skip
+    older = shipped(version)
+    assert hard_dropped(older, fixture_extracts(name))
 
 
 # A sentence of the person's, on its own line above what a drop rule was written to drop, is

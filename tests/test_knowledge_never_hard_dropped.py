@@ -33,7 +33,9 @@ running means or write a log format as one JSON log line, mended by v2.61's; eve
 v2.61 when they annotate a line of a pasted config with an arrow comment, mended by v2.62's;
 every revision to v2.63 when their words are a slash command's arguments, cut out with the
 harness's echo, mended by v2.64's; v2.64 when their procedure holds a credential's placeholder
-elided with "..." ("CI_REGISTRY_TOKEN=glpat-..."), read as a credential, mended by v2.65's.
+elided with "..." ("CI_REGISTRY_TOKEN=glpat-..."), read as a credential, mended by v2.65's; every
+revision to v2.65 when they write in their own language beside a paste (a line was theirs only
+with five of English's glue words), mended by v2.66's.
 A window whose `todo` names a known gap is left out here and reported by `gate eval`.
 """
 
@@ -81,8 +83,10 @@ GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if 
 # every revision to v2.61 when they annotate a line of a pasted config with an arrow comment
 # (fixtures/annotated_pastes.yaml, v2.62), and every revision to v2.63 when their words are a
 # slash command's arguments (fixtures/slash_command_args.yaml, v2.64), and v2.64 when they elide
-# a credential's placeholder with "..." (fixtures/hooks_and_placeholders.yaml, v2.65)
-SINCE = {"fixtures": (2, 65)}
+# a credential's placeholder with "..." (fixtures/hooks_and_placeholders.yaml, v2.65), and every
+# revision to v2.65 when they write in their own language beside a paste
+# (fixtures/other_languages_beside_pastes.yaml, v2.66)
+SINCE = {"fixtures": (2, 66)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -158,12 +162,14 @@ def test_a_still_running_note_caught_the_drop_half_before_v2_30():
 
 
 @pytest.mark.parametrize("version, name", [((2, 63), "slash_command_args.yaml"),
-                                           ((2, 64), "hooks_and_placeholders.yaml")],
+                                           ((2, 64), "hooks_and_placeholders.yaml"),
+                                           ((2, 65), "other_languages_beside_pastes.yaml")],
                          ids=lambda value: "v%d.%d" % value if isinstance(value, tuple) else value)
 def test_the_newest_mended_classes_caught_the_revision_before(version, name):
-    # the guard starts at v2.65 on the fixtures because v2.63's harness-markup cuts a slash
-    # command's arguments out with its echo, and v2.64's secret reads "glpat-..." as a token,
-    # each taking the person's words with it: a real failure, not a skip
+    # the guard starts at v2.66 on the fixtures because v2.63's harness-markup cuts a slash
+    # command's arguments out with its echo, v2.64's secret reads "glpat-..." as a token, and
+    # v2.65's spares read no sentence in Russian or Chinese, each taking the person's words with
+    # it: a real failure, not a skip
     older = shipped(version)
     assert hard_dropped(older, fixture_extracts(name))
 
@@ -171,7 +177,10 @@ def test_the_newest_mended_classes_caught_the_revision_before(version, name):
 # A sentence of the person's, on its own line above what a drop rule was written to drop, is
 # still theirs: each drop rule of the newest revision is probed with its own examples.
 OWN_SENTENCES = ("we pin node 20 on the ci runners because 22 breaks the sharp build, so do not bump it",
-                 "for next time: to unstick the importer delete its row in import_locks, then restart the worker pod")
+                 "for next time: to unstick the importer delete its row in import_locks, then restart the worker pod",
+                 # people write in their own language (v2.66: until v2.65 most rules took these)
+                 "мы держим node 20 на раннерах, потому что на 22 ломается сборка sharp, не обновляй",
+                 "我们在 runner 上固定使用 node 20，因为 22 会让 sharp 构建失败，不要升级")
 # Every drop rule is probed, with no exemption since v2.32 (until v2.30 a credential took the
 # window whole by design; until v2.31 a sentence above a pasted instruction file went with it).
 # From v2.31 a payload rule with `spare` keeps the person's sentence and judges it again without

@@ -177,12 +177,12 @@ def revision_spread(paths, most: int, newest: int = 2) -> list:
 
 
 def checked_share(rules, revisions, items) -> list:
-    """What an engine-equivalence test runs `rules` on: every second item for the newest of
+    """What an engine-equivalence test runs `rules` on: every fourth item for the newest of
     `revisions`; the older ones split half the items between them, each from its own offset
     with a stride of twice their number (at least every twelfth). Older revisions share most of
-    their patterns with the newest and with each other, so the shared patterns meet about three
-    items in four across them (the odd items in the second half of each stride no revision
-    meets), and the suite's cost no longer grows with each revision shipped (every
+    their patterns with the newest and with each other, so the shared patterns meet most items
+    across them (a quarter from the newest, half from the older ones, some of them the same),
+    and the suite's cost no longer grows with each revision shipped (every
     sixth for each of 28 older revisions took CI to 8 min 20 s on two cores; meeting two older
     revisions each, with the fixtures grown to 3,000 windows, took the suite past 10 minutes). The
     newest meets every fourth item: all of them took it 3 min of one core's time with 3,300

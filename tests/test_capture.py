@@ -298,16 +298,16 @@ def test_broken_text_in_a_flagged_window_does_not_jam_the_hook(tmp_path):
 
 
 def three_decisions(tmp_path, seed: int):
-    """A finished session of three decisions, each flagged: its transcript's path."""
+    """A finished session of three decisions, each flagged: (its transcript's path, its id)."""
     session = ClaudeSession(seed=seed)
     for what in ("squash every merge", "keep secrets in the vault only", "tag releases from CI only"):
         decision_exchange(session, what)
-    return session.write(tmp_path / "session.jsonl")
+    return session.write(tmp_path / "session.jsonl"), session.session_id
 
 
 def test_two_hook_events_at_once_spool_each_window_once(tmp_path):
     home = CaptureHome(tmp_path)
-    transcript = three_decisions(tmp_path, seed=9)
+    transcript, session_id = three_decisions(tmp_path, seed=9)
     # Without the time budget: on a loaded machine loading the rules alone can spend it, and the
     # rest then goes to a background hook this test would have to wait for; the race is the point here.
     runs = [home.start_gate("hook", "claude-code", "--no-budget", stdin=subprocess.PIPE) for _ in range(2)]
@@ -318,7 +318,7 @@ def test_two_hook_events_at_once_spool_each_window_once(tmp_path):
     with home.spool() as spool:
         assert len(spool.items()) == 3
         # whichever finished last, the offset never went back to before the last exchange
-        assert spool.transcript_offset(str(transcript)) == os.path.getsize(transcript)
+        assert spool.resume_point(str(transcript), session_id)[0] == os.path.getsize(transcript)
 
 
 def test_a_session_end_that_finds_the_spool_locked_goes_on_in_the_background(tmp_path):
@@ -327,7 +327,7 @@ def test_a_session_end_that_finds_the_spool_locked_goes_on_in_the_background(tmp
     import sqlite3
 
     home = CaptureHome(tmp_path)
-    transcript = three_decisions(tmp_path, seed=10)
+    transcript, session_id = three_decisions(tmp_path, seed=10)
     with home.spool() as spool:
         path = spool.path
     holder = sqlite3.connect(path, isolation_level=None)
@@ -346,7 +346,7 @@ def test_a_session_end_that_finds_the_spool_locked_goes_on_in_the_background(tmp
         time.sleep(0.1)
     with home.spool() as spool:
         assert len(spool.items()) == 3
-        assert spool.transcript_offset(str(transcript)) == os.path.getsize(transcript)
+        assert spool.resume_point(str(transcript), session_id)[0] == os.path.getsize(transcript)
 
 
 def test_the_offset_only_moves_forward_when_another_hook_moved_it():
@@ -358,10 +358,10 @@ def test_the_offset_only_moves_forward_when_another_hook_moved_it():
         spool.record(transcript="/t", offset=100, session_id="s", shapes=[], items=[], read_from=0)
         # a slower hook that also started at 0 and got less far
         spool.record(transcript="/t", offset=60, session_id="s", shapes=[], items=[], read_from=0)
-        assert spool.transcript_offset("/t") == 100
+        assert spool.resume_point("/t", "s")[0] == 100
         # a restart (the file was cut short) read from the stored offset: it may go back
         spool.record(transcript="/t", offset=40, session_id="s", shapes=[], items=[], read_from=100)
-        assert spool.transcript_offset("/t") == 40
+        assert spool.resume_point("/t", "s")[0] == 40
 
 
 def test_a_compaction_in_the_middle_of_a_reply_does_not_split_its_exchange(tmp_path):

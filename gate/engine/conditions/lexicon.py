@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - the package is a dependency; this keep
     _ahocorasick = None
 
 KIND = "lexicon"
-TERM_SHAPE = re.compile(r"[a-z]{2,}(?: [a-z]{2,})?")  # one or two lowercase words, one space between
+TERM_SHAPE = re.compile(r"(?:[a-z]{2,}|i)(?: (?:[a-z]{2,}|i))?")  # one or two lowercase words (a letter alone only as "i"), one space between
 TRACE_TERMS = 3  # terms the trace names for the type that gained most
 
 

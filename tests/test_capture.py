@@ -321,6 +321,37 @@ def test_two_hook_events_at_once_spool_each_window_once(tmp_path):
         assert spool.resume_point(str(transcript), session_id)[0] == os.path.getsize(transcript)
 
 
+def _open_spool_at_once(directory, barrier, results):
+    from gate.capture.spool import Spool, SpoolError
+
+    barrier.wait()
+    try:
+        Spool(directory).close()
+        results.put("opened")
+    except SpoolError as exc:
+        results.put(str(exc))
+
+
+def test_processes_opening_a_new_spool_at_once_all_open_it(tmp_path):
+    # Two hooks of one session's end, the first on a machine: both put the new spool in WAL mode,
+    # and SQLite refused one of them at once (about one pair in six here) without waiting for the
+    # lock as it does elsewhere; that hook's windows were lost. Twenty pairs: the race shows.
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    outcomes = []
+    for pair in range(20):
+        barrier, results = context.Barrier(2), context.Queue()
+        workers = [context.Process(target=_open_spool_at_once, args=(str(tmp_path / str(pair)), barrier, results))
+                   for _ in range(2)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=60)
+        outcomes += [results.get(timeout=5) for _ in workers]
+    assert outcomes == ["opened"] * 40
+
+
 def test_a_session_end_that_finds_the_spool_locked_goes_on_in_the_background(tmp_path):
     # a flush (or a hook) holding the spool's write lock longer than the editor's hook may wait:
     # no event follows a session's end, so its windows must not be lost

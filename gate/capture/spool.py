@@ -122,7 +122,7 @@ class Spool:
         try:
             _create_private(self.path)
             self._db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            _write_ahead_log(self._db, busy_timeout)
             # FULL: a commit that says 'sent' survives a power cut, not only a killed process
             self._db.execute("PRAGMA synchronous=FULL")
             if self._db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
@@ -324,6 +324,22 @@ def _rollback(db) -> None:
         db.execute("ROLLBACK")
     except sqlite3.Error:
         pass
+
+
+def _write_ahead_log(db, timeout: float) -> None:
+    """Put the spool in WAL mode (kept in the file). Two processes opening a new spool at once
+    both switch it, and SQLite refuses one of them at once, without waiting as it waits for a
+    lock (two hooks of one session's end: the later lost its windows). The other has switched
+    it, so asking again soon succeeds; ask until `timeout` has passed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _create_private(path: str) -> None:

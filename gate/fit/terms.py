@@ -5,10 +5,10 @@ such words one space apart, in the text the lexicon reads. Function words are no
 candidates alone, but the person's pronouns are: who speaks to whom ("i want", "we
 all", "you keep") tells a preference from a convention when no cue word does. A
 candidate must occur in at least `min_df` windows of at least MIN_GROUPS groups (a
-word only one or two sources use is a name or a topic, not wording). An L1-penalized multinomial logistic regression over the
-signals and every candidate picks what adds evidence the signals lack; the N terms
-with the largest weights are kept, and their weights are then fitted jointly with
-the signals' (gate.fit.model).
+word only one or two sources use is a name or a topic, not wording). An L1-penalized
+multinomial logistic regression over the signals and every candidate picks what adds
+evidence the signals lack; the N terms with the largest weights are kept, and their
+weights are then fitted jointly with the signals' (gate.fit.model).
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ def _terms_of(text: str) -> set:
         if not _WORD.fullmatch(token):
             previous = None
             continue
-        if token in PRONOUNS or (token not in STOPWORDS and len(token) >= 3):  # else two letters: an abbreviation or an id
+        # two letters alone are an abbreviation or an id, unless a pronoun
+        if token in PRONOUNS or (token not in STOPWORDS and len(token) >= 3):
             found.add(token)
         if previous is not None and previous[1] + 1 == match.start():  # one separator apart, as the matcher
             if not (previous[0] in STOPWORDS and token in STOPWORDS):

@@ -26,7 +26,8 @@ except ImportError:  # pragma: no cover - the package is a dependency; this keep
     _ahocorasick = None
 
 KIND = "lexicon"
-TERM_SHAPE = re.compile(r"(?:[a-z]{2,}|i)(?: (?:[a-z]{2,}|i))?")  # one or two lowercase words (a letter alone only as "i"), one space between
+# one or two lowercase words, one space between; a letter alone only as "i" (gate fit's pronouns)
+TERM_SHAPE = re.compile(r"(?:[a-z]{2,}|i)(?: (?:[a-z]{2,}|i))?")
 TRACE_TERMS = 3  # terms the trace names for the type that gained most
 
 

@@ -185,7 +185,7 @@ def test_the_newest_mended_classes_caught_the_revision_before(version, name):
     # spares read no sentence in Russian or Chinese, and v2.66's still-running-ack reads "still
     # running at 1h -> kill it" as a poll, v2.68's machine-shaped-paste reads a chat's lines
     # stamped to the minute as a log's, v2.70's training-heartbeat and batch-counter keep no
-    # sentence between a paste's lines without a word only a person writes, and v2.71's secret
+    # sentence between a paste's lines without a word only a person writes, v2.71's secret
     # reads "xoxb-xxxxxxxxxxxx" as a token, and v2.78's monitoring-status counts a finding that
     # opens with "src/x.cc:88:12: error:" as the compiler's line, each taking the person's words
     # with it: a real failure, not a skip

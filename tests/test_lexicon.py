@@ -91,8 +91,8 @@ def test_schema_branch_rejects_terms_that_are_not_lowercase_words(tmp_path):
         assert "signal 'learned-words'" in str(error.value.problems[0])
     for first_person in ("i", "i want", "what i"):  # "i" is the one word of one letter
         load_revision(str(write_rules(tmp_path, revision_doc(signals=[words_signal({first_person: {"preference": 1}})]))))
-    assert {Lexicon({"i": {}, "i want": {}}).terms[i] for i in Lexicon({"i": {}, "i want": {}}).find("i want it; i.e. mine")} \
-        == {"i", "i want"}
+    first = Lexicon({"i": {}, "i want": {}})
+    assert {first.terms[i] for i in first.find("i want it; i.e. mine")} == {"i", "i want"}
     path = write_rules(tmp_path, revision_doc(signals=[words_signal({"switched": {"all_types": 1}})]))
     with pytest.raises(GateError):  # a term weighs named types, not all_types
         load_revision(str(path))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 
 from gate.engine.decision import Decision
 from gate.engine.features import ReferenceSubject, Subject
@@ -25,6 +26,7 @@ from gate.engine.window import normalize_window
 
 
 SPAN_TIMEOUT = 0.05  # seconds per span rule and turn
+RETRY_WITHIN = 0.5  # seconds: a window whose pattern timed out sooner than this is judged once more
 _HEADING = re.compile(r"#{1,6}[ \t]")
 
 
@@ -60,6 +62,17 @@ class Classifier:
 
     def classify(self, window, level: str | None = None, recent_shapes=()) -> Decision:
         level = level or self.default_level
+        started = time.perf_counter()
+        decision = self._classify_once(window, level, recent_shapes)
+        if decision.error and decision.error.startswith("timeout") and time.perf_counter() - started < RETRY_WITHIN:
+            # A pattern's budget is the process's CPU time, and a search's matches read one by one
+            # share it with whatever runs between them (a garbage collection, another thread): an
+            # ordinary window can run out once. Judged once more, it decides; a pattern that
+            # backtracks without end times out again, and a window slow to judge is not judged twice.
+            decision = self._classify_once(window, level, recent_shapes, again=True)
+        return decision
+
+    def _classify_once(self, window, level: str, recent_shapes, again: bool = False) -> Decision:
         try:
             if level not in self._by_level:
                 return self._decision("skip", _utf8(str(level)), rule=None, trace=(f"unknown level {level!r}",),
@@ -67,7 +80,8 @@ class Classifier:
             return self._classify(window, level, recent_shapes)
         except RuleTimeout as timeout:
             return self._decision("skip", level, rule=timeout.rule_id,
-                                  trace=(f"{timeout.rule_id}: pattern timed out; window not sent",),
+                                  trace=(f"{timeout.rule_id}: pattern timed out{' twice' if again else ''};"
+                                         " window not sent",),
                                   error=f"timeout in rule '{timeout.rule_id}'")
         except Exception as exc:  # the classifier never raises: a hook must never break a session
             return self._decision("skip", level, rule=None, trace=(f"internal error: {type(exc).__name__}",),

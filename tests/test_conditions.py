@@ -7,6 +7,7 @@ window when it holds; a turn rule strips the turns it holds for.
 import pytest
 
 from enginekit import assistant, classifier, contents, drop_rule, match, revision_doc, user
+from gate.language.errors import GateError
 
 
 def window_fires(condition, window, *, role="any", **top) -> bool:
@@ -365,6 +366,36 @@ def test_repeated_line_shape_at_turn_scope():
     lines = "\n".join(f"wrote shard {i} in {i * 3}ms" for i in range(1, 5))
     assert kept(condition, [assistant(lines), user(FACT)]) == [FACT]
     assert not window_fires({"repeated_shape": {"unit": "turn", "min": 2}}, [assistant(lines)])
+
+
+def frames(count):
+    """A load tester's frame of two lines, printed again with new numbers."""
+    return "\n".join(f"running ({i}.0s), {i * 3}/120 VUs, {i * 40} complete\nramp [ {i}% ] {i * 3}/120 VUs {i}.0s/300s"
+                     for i in range(1, count + 1))
+
+
+def test_every_shape_counts_each_line_of_a_repeated_frame():
+    # each of the frame's two lines is half the paste: the most repeated shape alone covers 0.5
+    top_only = {"repeated_shape": {"unit": "line", "min": 3, "min_share": 0.6}}
+    every = {"repeated_shape": {"unit": "line", "min": 3, "min_share": 0.6, "every_shape": True}}
+    assert not window_fires(top_only, [user(frames(4))])
+    assert window_fires(every, [user(frames(4))])
+    assert not window_fires(every, [user(frames(2))])  # no shape seen three times
+
+
+def test_every_shape_counts_no_line_repeated_word_for_word():
+    # a person's steps per host, each followed by the same check: only the steps' shape is a frame
+    steps = "\n".join(f"ssh db-{i} && restart pgbouncer\nwatch the lag panel until it is green" for i in (1, 2, 3))
+    every = {"repeated_shape": {"unit": "line", "min": 3, "min_share": 0.6, "every_shape": True}}
+    assert not window_fires(every, [user(steps)])  # 3 of 6 lines, not the 6 of a frame
+    half = {"repeated_shape": {**every["repeated_shape"], "min_share": 0.5}}
+    assert window_fires(half, [user(steps)])  # the steps' own shape is counted
+
+
+def test_every_shape_needs_lines():
+    with pytest.raises(GateError) as error:
+        classifier(revision_doc([drop_rule("frames", {"repeated_shape": {"unit": "turn", "min": 3, "every_shape": True}})]))
+    assert "unit: line" in str(error.value)
 
 
 # -- all / any / not / unless -----------------------------------------------

@@ -5,7 +5,12 @@ many times one shape must occur, `min_share` how much of the subject it covers.
 In a turn rule with `unit: turn`, the turn's own shape is counted across its
 window: the third near-identical frame is stripped, the fact beside it is not.
 `spare` (unit line) spares a person's turn as line_share's does: their lines
-stay, the repeated ones and the rest of the paste are cut.
+stay, the repeated ones and the rest of the paste are cut. With `every_shape`
+(unit line) the share counts the lines of every shape that repeats `min` times
+with new numbers, not only the most repeated one's: a tool that prints a frame of
+two or more lines (a load test's status and its bar) repeats each of them, none
+most of the turn. A line repeated word for word is no frame ("check replication
+lag" after each host of a person's procedure): its shape counts only there.
 """
 
 from collections import Counter
@@ -18,6 +23,9 @@ KIND = "repeated_shape"
 
 def compile(spec, ctx, path):
     unit, least, share = spec["unit"], spec["min"], spec.get("min_share", 0.0)
+    every = spec.get("every_shape", False)
+    if every and unit != "line":
+        raise ctx.fail(path + ("every_shape",), "every_shape counts lines: it needs unit: line")
 
     def repeated_shape(subject) -> bool:
         if unit == "turn" and subject.window is not None and len(subject.turns) == 1:
@@ -29,10 +37,12 @@ def compile(spec, ctx, path):
         shapes = subject.turn_shapes if unit == "turn" else subject.line_shapes
         if len(shapes) < least:
             return False
-        top = Counter(s for s in shapes if s).most_common(1)
-        if not top:
-            return False
-        count = top[0][1]
+        counts = Counter(s for s in shapes if s)
+        if every:
+            count = sum(counts[shape] for shape in _reprinted(subject.lines, shapes, counts, least))
+        else:
+            top = counts.most_common(1)
+            count = top[0][1] if top else 0
         return count >= least and count / len(shapes) >= share
 
     repeated_shape.required_keywords = None
@@ -41,16 +51,34 @@ def compile(spec, ctx, path):
         if unit != "line":
             raise ctx.fail(path + ("spare",), "spare cuts lines: it needs unit: line")
         timeout = ctx.timeout
-        repeated_shape.spared = lambda text: _spared(text, spare, within, timeout)
+        repeated_shape.spared = lambda text: _spared(text, spare, within, timeout, least if every else None)
     if unit == "turn":  # a turn's shape repeats only in a window of at least `least` turns
         repeated_shape.needs = (None, 0, least)
     return repeated_shape
 
 
-def _spared(text: str, spare, within, timeout) -> str | None:
-    """What `spare` leaves of a person's turn: the lines of its most repeated shape are counted."""
+def _spared(text: str, spare, within, timeout, every: int | None = None) -> str | None:
+    """What `spare` leaves of a person's turn: the lines of its most repeated shape are counted,
+    or with `every` the lines of each shape seen at least that many times."""
     shapes = Counter(shape for shape in map(shape_of, filter(None, map(str.strip, text.splitlines()))) if shape)
     if not shapes:
         return None
+    if every is not None:
+        lines = [line for line in map(str.strip, text.splitlines()) if line]
+        line_shapes = [shape_of(line) for line in lines]
+        repeated = _reprinted(lines, line_shapes, shapes, every)
+        if not repeated:
+            return None
+        return person_lines(text, lambda line: shape_of(line) in repeated, spare, within, None, timeout)
     top = shapes.most_common(1)[0][0]
     return person_lines(text, lambda line: shape_of(line) == top, spare, within, None, timeout)
+
+
+def _reprinted(lines, shapes, counts, least: int) -> set:
+    """The shapes seen at least `least` times whose lines are not all the same text: a frame
+    printed again with new numbers."""
+    seen: dict = {}
+    for line, shape in zip(lines, shapes):
+        if shape and counts[shape] >= least:
+            seen.setdefault(shape, set()).add(line)
+    return {shape for shape, texts in seen.items() if len(texts) > 1}

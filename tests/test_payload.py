@@ -194,13 +194,16 @@ ALWAYS = signal("always", match(r"\balways\b"), {"convention": 5}, match=["alway
 RULE_OF_THEIRS = "we always rotate the stripe key after a client demo"
 
 
-def spared_secret(spare=PLAIN_SENTENCE, spare_unflagged=None, spare_outside_fence=None, **rule_keys):
+def spared_secret(spare=PLAIN_SENTENCE, spare_unflagged=None, spare_outside_fence=None, spare_continuations=None,
+                  **rule_keys):
     rule = secret_rule(**rule_keys)
     rule["spare"] = spare
     if spare_unflagged is not None:
         rule["spare_unflagged"] = spare_unflagged
     if spare_outside_fence is not None:
         rule["spare_outside_fence"] = spare_outside_fence
+    if spare_continuations is not None:
+        rule["spare_continuations"] = spare_continuations
     tool_only = drop_rule("tool-only-turn", {"turn_flag": "tool_only"}, scope="turn")
     return revision_doc([tool_only, rule], [ALWAYS])
 
@@ -275,6 +278,44 @@ def test_spare_outside_fence_keeps_the_persons_line_around_a_fenced_paste(text, 
         assert (decision.action, decision.rule) == ("drop", "secret"), decision.trace
     # without the key, spare alone keeps nothing of it
     assert classifier(spared_secret()).classify([user(text)]).action == "drop"
+
+
+# A pasted file whose wrapped lines open in lowercase, as a person types: PLAIN_SENTENCE reads
+# each alone as the person's.
+WRAPPED_ITEM = "- Rotate STRIPE_KEY after each demo, then\n  we always tell the ops channel in writing"
+WRAPPED_PARAGRAPH = "Keys live in vault 2 for staging and prod,\nwe always rotate them after a client demo"
+
+
+@pytest.mark.parametrize("paste", [WRAPPED_ITEM, WRAPPED_PARAGRAPH])
+def test_spare_continuations_keep_a_files_wrapped_line_with_the_file(paste):
+    window = [user(f"STRIPE_KEY={FAKE_KEY}\n{paste}")]
+    # each wrapped line alone reads as the person's: cut to it, the window is flagged
+    assert classifier(spared_secret()).classify(window).action == "flag"
+    # it continues a line of the file (indented deeper, or after a comma): it goes with the file
+    decision = classifier(spared_secret(spare_continuations=True)).classify(window)
+    assert (decision.action, decision.rule) == ("drop", "secret"), decision.trace
+
+
+def test_spare_continuations_keep_a_persons_wrapped_sentence_whole():
+    wrapped = "we always rotate the stripe key after a client demo,\nand we tell the ops channel in writing"
+    decision = classifier(spared_secret(spare_continuations=True)).classify([user(f"STRIPE_KEY={FAKE_KEY}\n\n{wrapped}")])
+    assert decision.action == "flag" and contents(decision) == [wrapped], decision.trace
+    # a line of theirs right under the file, after a line that ends its sentence, is theirs alone
+    under = f"STRIPE_KEY={FAKE_KEY}\nAPP_ENV=staging.\n{RULE_OF_THEIRS}"
+    below = classifier(spared_secret(spare_continuations=True)).classify([user(under)])
+    assert below.action == "flag" and contents(below) == [RULE_OF_THEIRS], below.trace
+
+
+@pytest.mark.parametrize("scope, spare, expected", [
+    ("window", True, "spare_continuations applies to scope payload only"),
+    ("payload", False, "spare_continuations says what a spare keeps or what becomes of it; add a spare"),
+])
+def test_lint_names_spare_continuations_without_a_payload_spare(tmp_path, scope, spare, expected):
+    doc = spared_secret(scope=scope, spare_continuations=True)
+    if not spare:
+        del doc["drop_rules"][1]["spare"]
+    problems = [str(p) for p in lint_file(str(write_rules(tmp_path, doc))) if expected in str(p)]
+    assert problems and ".yaml:" in problems[0] and "rule 'secret'" in problems[0]
 
 
 @pytest.mark.parametrize("scope, spare, expected", [

@@ -258,16 +258,24 @@ class Classifier:
 def _person_lines_kept(rule, turns):
     """`turns` with each of the person's turns cut to the lines `rule.spare` matches (stripped),
     or, in a turn that fenced its paste, `rule.spare_outside_fence` matches outside every fence;
-    a turn of theirs with none goes. None when no line of theirs is kept."""
+    with `rule.spare_continuations`, a line that continues the one above it is kept exactly when
+    that line is. A turn of theirs with none goes. None when no line of theirs is kept."""
     out, kept_any = [], False
     for turn in turns:
         if turn.role != "user":
             out.append(turn)
             continue
+        lines, above = [], False
         try:
-            lines = [line for line, outside in _lines_and_fences(turn.text, rule.spare_outside_fence is not None)
-                     if rule.spare.search(line, timeout=SPAN_TIMEOUT)
-                     or (outside and rule.spare_outside_fence.search(line, timeout=SPAN_TIMEOUT))]
+            for line, outside, continues in _lines_and_fences(turn.text, rule.spare_outside_fence is not None):
+                if continues and rule.spare_continuations:
+                    kept = above  # a wrapped line goes with the line it continues
+                else:
+                    kept = bool(rule.spare.search(line, timeout=SPAN_TIMEOUT)
+                                or (outside and rule.spare_outside_fence.search(line, timeout=SPAN_TIMEOUT)))
+                if kept:
+                    lines.append(line)
+                above = kept
         except TimeoutError:
             raise RuleTimeout(rule.id) from None
         if lines:
@@ -282,14 +290,15 @@ FENCED_PASTE_MAX_OUTSIDE = 4
 
 
 def _lines_and_fences(text: str, fences: bool):
-    """(stripped line, whether it sits outside the fence of a fenced paste) for each non-blank
-    line that is no fence line itself. A turn fenced its paste when what lies outside its
-    closed fences is at most FENCED_PASTE_MAX_OUTSIDE lines and no markdown heading; those lines
-    are the person's. An unclosed fence runs to the end; `fences` False reads none."""
+    """(stripped line, whether it sits outside the fence of a fenced paste, whether it continues
+    the line above it) for each non-blank line that is no fence line itself. A turn fenced its
+    paste when what lies outside its closed fences is at most FENCED_PASTE_MAX_OUTSIDE lines and
+    no markdown heading; those lines are the person's. An unclosed fence runs to the end;
+    `fences` False reads none."""
     lines = text.splitlines()
     marks = [i for i, line in enumerate(lines) if line.lstrip().startswith(("```", "~~~"))] if fences else []
     if len(marks) < 2:
-        return [(line.strip(), False) for line in lines if line.strip()]
+        return [(line.strip(), False, _continues(lines, i)) for i, line in enumerate(lines) if line.strip()]
     inside, opened = set(marks), None
     for i in marks:
         if opened is None:
@@ -301,8 +310,27 @@ def _lines_and_fences(text: str, fences: bool):
         inside.update(range(opened, len(lines)))
     outside = [line.strip() for i, line in enumerate(lines) if i not in inside and line.strip()]
     fenced_paste = len(outside) <= FENCED_PASTE_MAX_OUTSIDE and not any(_HEADING.match(line) for line in outside)
-    return [(line.strip(), fenced_paste and i not in inside) for i, line in enumerate(lines)
+    return [(line.strip(), fenced_paste and i not in inside, _continues(lines, i)) for i, line in enumerate(lines)
             if line.strip() and i not in marks]
+
+
+# A sentence runs on past these: the line after one, with no blank line between, is its rest.
+_RUNS_ON = re.compile(r"(?:[,;(\[{]|\b(?:and|or|but|the|a|an|of|to|with|via|by|for|in|on|from|than|that))\Z",
+                      re.IGNORECASE)
+
+
+def _continues(lines: list, i: int) -> bool:
+    """Whether line `i` is the wrapped rest of line `i - 1`: no blank line between, it opens in
+    lowercase, and it is indented deeper (a list item's second line) or the line above stops
+    mid-sentence (a comma, a semicolon, an open bracket, a word that joins)."""
+    if i == 0 or not lines[i - 1].strip():
+        return False
+    line, above = lines[i], lines[i - 1]
+    bare = line.lstrip()
+    if not bare[:1].islower() or above.lstrip().startswith(("```", "~~~")):
+        return False
+    deeper = len(line) - len(bare) > len(above) - len(above.lstrip())
+    return deeper or _RUNS_ON.search(above.rstrip()) is not None
 
 
 def _utf8(text: str) -> str:

@@ -56,6 +56,9 @@ class CompiledRule:
     # payload rules with spare: the regex of a line kept outside the code fences of a turn that
     # fenced its paste (the paste is inside); None keeps only what spare matches
     spare_outside_fence: object = None
+    # payload rules with spare: a line that continues the one above it (a wrapped line) is kept
+    # exactly when that line is
+    spare_continuations: bool = False
     span: object = None  # span rules: the regex whose matches are cut out of a turn's text
     # span rules, when optimizing: literals one of which every match holds (in literals.fold(text)),
     # so a turn without any is not searched; None when none is known
@@ -124,6 +127,7 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         spare_unflagged=getattr(rule, "spare_unflagged", "drop"),
         spare_outside_fence=(_spare_regex(rule, revision, ctx, "spare_outside_fence")
                              if getattr(rule, "spare_outside_fence", None) and rule.scope == "payload" else None),
+        spare_continuations=bool(getattr(rule, "spare_continuations", False)) and rule.scope == "payload",
         span=span,
         span_literals=span_literals,
         span_marks=_first_marks(span_literals),

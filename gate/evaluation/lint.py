@@ -180,17 +180,19 @@ def _payload_problems(revision, rule) -> list[Problem]:
     tool read may only strip the other turns: with role user, a tool_io condition can never act.
     `strip` says which of those other turns go, `spare` which of the person's lines stay when the
     evidence is theirs (`spare_outside_fence`: also outside a fenced paste; `spare_unflagged`: what
-    becomes of them unflagged), so none of them means anything outside a payload rule."""
+    becomes of them unflagged; `spare_continuations`: a wrapped line goes with the line above), so
+    none of them means anything outside a payload rule."""
     if rule.path[0] != "drop_rules":
         return []
     if rule.scope != "payload":
         raw = revision.source.data["drop_rules"][rule.path[1]]
         return [revision.source.problem(rule.path + (key,), f"rule '{rule.id}': {key} applies to scope payload "
                                         f"only (this rule's scope is {rule.scope}); remove it")
-                for key in ("strip", "spare", "spare_unflagged", "spare_outside_fence") if key in raw]
+                for key in ("strip", "spare", "spare_unflagged", "spare_outside_fence", "spare_continuations")
+                if key in raw]
     raw = revision.source.data["drop_rules"][rule.path[1]]
     problems = []
-    for key in ("spare_unflagged", "spare_outside_fence"):
+    for key in ("spare_unflagged", "spare_outside_fence", "spare_continuations"):
         if key in raw and "spare" not in raw:
             problems.append(revision.source.problem(rule.path + (key,), f"rule '{rule.id}': {key} says what a "
                                                     "spare keeps or what becomes of it; add a spare or remove it"))

@@ -392,6 +392,12 @@ def test_every_shape_counts_no_line_repeated_word_for_word():
     assert window_fires(half, [user(steps)])  # the steps' own shape is counted
 
 
+def test_every_shape_spares_the_person_beside_a_frame():
+    every = {"repeated_shape": {"unit": "line", "min": 3, "min_share": 0.6, "every_shape": True, "spare": r"\?$"}}
+    ask = "why does the ramp stall at 40 VUs?"
+    assert kept(every, [user(f"{ask}\n{frames(4)}")]) == [ask]
+
+
 def test_every_shape_needs_lines():
     with pytest.raises(GateError) as error:
         classifier(revision_doc([drop_rule("frames", {"repeated_shape": {"unit": "turn", "min": 3, "every_shape": True}})]))

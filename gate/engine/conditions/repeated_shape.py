@@ -60,18 +60,18 @@ def compile(spec, ctx, path):
 def _spared(text: str, spare, within, timeout, every: int | None = None) -> str | None:
     """What `spare` leaves of a person's turn: the lines of its most repeated shape are counted,
     or with `every` the lines of each shape seen at least that many times."""
-    shapes = Counter(shape for shape in map(shape_of, filter(None, map(str.strip, text.splitlines()))) if shape)
-    if not shapes:
+    lines = [line for line in map(str.strip, text.splitlines()) if line]
+    line_shapes = [shape_of(line) for line in lines]
+    counts = Counter(shape for shape in line_shapes if shape)
+    if not counts:
         return None
-    if every is not None:
-        lines = [line for line in map(str.strip, text.splitlines()) if line]
-        line_shapes = [shape_of(line) for line in lines]
-        repeated = _reprinted(lines, line_shapes, shapes, every)
-        if not repeated:
-            return None
-        return person_lines(text, lambda line: shape_of(line) in repeated, spare, within, None, timeout)
-    top = shapes.most_common(1)[0][0]
-    return person_lines(text, lambda line: shape_of(line) == top, spare, within, None, timeout)
+    if every is None:
+        top = counts.most_common(1)[0][0]
+        return person_lines(text, lambda line: shape_of(line) == top, spare, within, None, timeout)
+    repeated = _reprinted(lines, line_shapes, counts, every)
+    if not repeated:
+        return None
+    return person_lines(text, lambda line: shape_of(line) in repeated, spare, within, None, timeout)
 
 
 def _reprinted(lines, shapes, counts, least: int) -> set:

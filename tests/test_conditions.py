@@ -398,9 +398,22 @@ def test_every_shape_spares_the_person_beside_a_frame():
     assert kept(every, [user(f"{ask}\n{frames(4)}")]) == [ask]
 
 
+def test_a_line_miss_matches_is_in_no_repeated_shape():
+    # a person's steps, one line per host: one shape, three times, with new numbers
+    steps = "\n".join(f"ssh db-{i}, restart pgbouncer, wait till lag < 5s" for i in (1, 2, 3))
+    repeated = {"repeated_shape": {"unit": "line", "min": 3, "min_share": 0.6}}
+    assert window_fires(repeated, [user(steps)])
+    missed = {"repeated_shape": {**repeated["repeated_shape"], "miss": r",[ ]restart\b"}}
+    assert not window_fires(missed, [user(steps)])
+    assert window_fires(missed, [user("\n".join(f"wrote shard {i} in {i * 3}ms" for i in range(1, 5)))])
+
+
 def test_every_shape_needs_lines():
     with pytest.raises(GateError) as error:
         classifier(revision_doc([drop_rule("frames", {"repeated_shape": {"unit": "turn", "min": 3, "every_shape": True}})]))
+    assert "unit: line" in str(error.value)
+    with pytest.raises(GateError) as error:
+        classifier(revision_doc([drop_rule("frames", {"repeated_shape": {"unit": "turn", "min": 3, "miss": "x"}})]))
     assert "unit: line" in str(error.value)
 
 

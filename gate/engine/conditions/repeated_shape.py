@@ -11,6 +11,9 @@ with new numbers, not only the most repeated one's: a tool that prints a frame o
 two or more lines (a load test's status and its bar) repeats each of them, none
 most of the turn. A line repeated word for word is no frame ("check replication
 lag" after each host of a person's procedure): its shape counts only there.
+`miss` (unit line): a line it matches is in no repeated shape (a person's step,
+"ssh db-1, restart pgbouncer, wait till lag < 5s", repeated for each host), and
+with `spare` it is theirs wherever it sits.
 """
 
 from collections import Counter
@@ -26,6 +29,10 @@ def compile(spec, ctx, path):
     every = spec.get("every_shape", False)
     if every and unit != "line":
         raise ctx.fail(path + ("every_shape",), "every_shape counts lines: it needs unit: line")
+    miss = ctx.regex({"pattern": spec["miss"]}, path + ("miss",)) if "miss" in spec else None
+    if miss is not None and unit != "line":
+        raise ctx.fail(path + ("miss",), "miss sets lines apart: it needs unit: line")
+    timeout = ctx.timeout
 
     def repeated_shape(subject) -> bool:
         if unit == "turn" and subject.window is not None and len(subject.turns) == 1:
@@ -35,8 +42,12 @@ def compile(spec, ctx, path):
         if len(subject.turns if unit == "turn" else subject.lines) < least:
             return False  # too few to repeat: no need to compute shapes
         shapes = subject.turn_shapes if unit == "turn" else subject.line_shapes
-        if len(shapes) < least:
+        if len(shapes) < least or not repeats(subject, shapes):
             return False
+        # a line `miss` matches only lowers a count: searched only once the shapes would fire
+        return miss is None or repeats(subject, _missed(subject.lines, shapes, miss, timeout))
+
+    def repeats(subject, shapes) -> bool:
         counts = Counter(s for s in shapes if s)
         if every:
             count = sum(counts[shape] for shape in _reprinted(subject.lines, shapes, counts, least))
@@ -50,28 +61,29 @@ def compile(spec, ctx, path):
     if spare is not None:
         if unit != "line":
             raise ctx.fail(path + ("spare",), "spare cuts lines: it needs unit: line")
-        timeout = ctx.timeout
-        repeated_shape.spared = lambda text: _spared(text, spare, within, timeout, least if every else None)
+        repeated_shape.spared = lambda text: _spared(text, spare, within, timeout, least if every else None, miss)
     if unit == "turn":  # a turn's shape repeats only in a window of at least `least` turns
         repeated_shape.needs = (None, 0, least)
     return repeated_shape
 
 
-def _spared(text: str, spare, within, timeout, every: int | None = None) -> str | None:
+def _spared(text: str, spare, within, timeout, every: int | None = None, miss=None) -> str | None:
     """What `spare` leaves of a person's turn: the lines of its most repeated shape are counted,
-    or with `every` the lines of each shape seen at least that many times."""
+    or with `every` the lines of each shape seen at least that many times; a line `miss`
+    matches is counted in none."""
     lines = [line for line in map(str.strip, text.splitlines()) if line]
     line_shapes = [shape_of(line) for line in lines]
+    if miss is not None:
+        line_shapes = _missed(lines, line_shapes, miss, timeout)
     counts = Counter(shape for shape in line_shapes if shape)
     if not counts:
         return None
-    if every is None:
-        top = counts.most_common(1)[0][0]
-        return person_lines(text, lambda line: shape_of(line) == top, spare, within, None, timeout)
-    repeated = _reprinted(lines, line_shapes, counts, every)
+    repeated = {counts.most_common(1)[0][0]} if every is None else _reprinted(lines, line_shapes, counts, every)
     if not repeated:
         return None
-    return person_lines(text, lambda line: shape_of(line) in repeated, spare, within, None, timeout)
+    missed = {line for line, shape in zip(lines, line_shapes) if not shape}
+    return person_lines(text, lambda line: line not in missed and shape_of(line) in repeated,
+                        spare, within, None, timeout)
 
 
 def _reprinted(lines, shapes, counts, least: int) -> set:
@@ -82,3 +94,8 @@ def _reprinted(lines, shapes, counts, least: int) -> set:
         if shape and counts[shape] >= least:
             seen.setdefault(shape, set()).add(line)
     return {shape for shape, texts in seen.items() if len(texts) > 1}
+
+
+def _missed(lines, shapes, miss, timeout) -> list:
+    """`shapes` with the shape of each line `miss` matches blanked: it repeats nothing."""
+    return [shape if shape and miss.search(line, timeout=timeout) is None else "" for line, shape in zip(lines, shapes)]

@@ -306,6 +306,30 @@ def test_spare_continuations_keep_a_persons_wrapped_sentence_whole():
     assert below.action == "flag" and contents(below) == [RULE_OF_THEIRS], below.trace
 
 
+# A paragraph hard-wrapped at its column breaks after any word: no comma, no joining word.
+WRAPPED_AT_COLUMN = ("Keys for staging and prod live in vault 2 and nowhere else on the build hosts\n"
+                     "we always rotate them after a client demo")
+
+
+def test_spare_continuations_wrapped_keep_a_paragraphs_line_broken_at_its_column_with_the_file():
+    window = [user(f"STRIPE_KEY={FAKE_KEY}\n{WRAPPED_AT_COLUMN}")]
+    # true reads only a sentence that runs on: the rest stands alone as the person's and is sent
+    assert classifier(spared_secret(spare_continuations=True)).classify(window).action == "flag"
+    decision = classifier(spared_secret(spare_continuations="wrapped")).classify(window)
+    assert (decision.action, decision.rule) == ("drop", "secret"), decision.trace
+
+
+@pytest.mark.parametrize("above", [
+    "Keys for staging and prod live in vault 2",  # short: a line that ends, not one the column broke
+    "2026-11-30T08:14:02Z WARN pool exhausted after waiting 30000 ms for a free connection",  # a log line
+    "Keys for staging and prod live in vault 2 and nowhere else on the build hosts.",  # a sentence that ends
+])
+def test_spare_continuations_wrapped_leave_a_persons_line_under_what_is_no_paragraph_theirs(above):
+    decision = classifier(spared_secret(spare_continuations="wrapped")).classify(
+        [user(f"STRIPE_KEY={FAKE_KEY}\n{above}\n{RULE_OF_THEIRS}")])
+    assert decision.action == "flag" and contents(decision) == [RULE_OF_THEIRS], decision.trace
+
+
 @pytest.mark.parametrize("scope, spare, expected", [
     ("window", True, "spare_continuations applies to scope payload only"),
     ("payload", False, "spare_continuations says what a spare keeps or what becomes of it; add a spare"),

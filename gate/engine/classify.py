@@ -258,8 +258,8 @@ class Classifier:
 def _person_lines_kept(rule, turns):
     """`turns` with each of the person's turns cut to the lines `rule.spare` matches (stripped),
     or, in a turn that fenced its paste, `rule.spare_outside_fence` matches outside every fence;
-    with `rule.spare_continuations`, a line that continues the one above it is kept exactly when
-    that line is. A turn of theirs with none goes. None when no line of theirs is kept."""
+    with `rule.spare_continuations`, a line that continues the one above it in one of those ways is
+    kept exactly when that line is. A turn of theirs with none goes. None when no line of theirs is kept."""
     out, kept_any = [], False
     for turn in turns:
         if turn.role != "user":
@@ -268,7 +268,7 @@ def _person_lines_kept(rule, turns):
         lines, above = [], False
         try:
             for line, outside, continues in _lines_and_fences(turn.text, rule.spare_outside_fence is not None):
-                if continues and rule.spare_continuations:
+                if continues in rule.spare_continuations:
                     kept = above  # a wrapped line goes with the line it continues
                 else:
                     kept = bool(rule.spare.search(line, timeout=SPAN_TIMEOUT)
@@ -319,18 +319,28 @@ _RUNS_ON = re.compile(r"(?:[,;(\[{]|\b(?:and|or|but|the|a|an|of|to|with|via|by|f
                       re.IGNORECASE)
 
 
-def _continues(lines: list, i: int) -> bool:
-    """Whether line `i` is the wrapped rest of line `i - 1`: no blank line between, it opens in
-    lowercase, and it is indented deeper (a list item's second line) or the line above stops
-    mid-sentence (a comma, a semicolon, an open bracket, a word that joins)."""
+# A hard-wrapped paragraph breaks where the column ends, after any word: a long line of prose (it
+# opens with a word or a list mark, not a timestamp or a bracket as a log line does) that ends in
+# a lowercase word.
+_WRAPPED = re.compile(r"[ \t]*(?:[-*+][ \t]+|\d{1,2}[.)][ \t]+)?[A-Za-z`\"'].{58,}[a-z]\Z")
+
+
+def _continues(lines: list, i: int) -> str:
+    """How line `i` is the wrapped rest of line `i - 1`, or "" when it is not. Either way there is
+    no blank line between and it opens in lowercase; "mid_sentence" when it is indented deeper
+    (a list item's second line) or the line above stops mid-sentence (a comma, a semicolon, an
+    open bracket, a word that joins); "wrapped" when the line above is only a long line of prose
+    that ends in a word."""
     if i == 0 or not lines[i - 1].strip():
-        return False
+        return ""
     line, above = lines[i], lines[i - 1]
     bare = line.lstrip()
     if not bare[:1].islower() or above.lstrip().startswith(("```", "~~~")):
-        return False
+        return ""
     deeper = len(line) - len(bare) > len(above) - len(above.lstrip())
-    return deeper or _RUNS_ON.search(above.rstrip()) is not None
+    if deeper or _RUNS_ON.search(above.rstrip()) is not None:
+        return "mid_sentence"
+    return "wrapped" if _WRAPPED.match(above.rstrip()) else ""
 
 
 def _utf8(text: str) -> str:

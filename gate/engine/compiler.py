@@ -56,9 +56,9 @@ class CompiledRule:
     # payload rules with spare: the regex of a line kept outside the code fences of a turn that
     # fenced its paste (the paste is inside); None keeps only what spare matches
     spare_outside_fence: object = None
-    # payload rules with spare: a line that continues the one above it (a wrapped line) is kept
-    # exactly when that line is
-    spare_continuations: bool = False
+    # payload rules with spare: a line that continues the one above it in one of these ways
+    # ("mid_sentence", "wrapped": classify._continues) is kept exactly when that line is
+    spare_continuations: frozenset = frozenset()
     span: object = None  # span rules: the regex whose matches are cut out of a turn's text
     # span rules, when optimizing: literals one of which every match holds (in literals.fold(text)),
     # so a turn without any is not searched; None when none is known
@@ -127,7 +127,8 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
         spare_unflagged=getattr(rule, "spare_unflagged", "drop"),
         spare_outside_fence=(_spare_regex(rule, revision, ctx, "spare_outside_fence")
                              if getattr(rule, "spare_outside_fence", None) and rule.scope == "payload" else None),
-        spare_continuations=bool(getattr(rule, "spare_continuations", False)) and rule.scope == "payload",
+        spare_continuations=(_CONTINUATIONS[getattr(rule, "spare_continuations", False)]
+                             if rule.scope == "payload" else frozenset()),
         span=span,
         span_literals=span_literals,
         span_marks=_first_marks(span_literals),
@@ -183,6 +184,12 @@ def _span_regex(rule, revision, ctx):
     flags = regex.MULTILINE | (0 if spec.get("case_sensitive", False) else regex.IGNORECASE)
     return regex.compile("|".join(f"(?:{expand(p, revision.vocabularies, revision.fragments)})" for p in patterns),
                          flags)
+
+
+# spare_continuations as written -> the ways of continuing a line it follows: true (v2.83 on) a
+# sentence that runs on; "wrapped" (v2.87 on) also a paragraph wrapped at its column.
+_CONTINUATIONS = {False: frozenset(), True: frozenset({"mid_sentence"}),
+                  "wrapped": frozenset({"mid_sentence", "wrapped"})}
 
 
 def _spare_regex(rule, revision, ctx, key: str):

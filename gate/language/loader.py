@@ -196,7 +196,7 @@ def _model(located: Located, name: str) -> Revision:
                  unless=tuple(r.get("unless", ())), examples=_examples(r["examples"]), path=("drop_rules", i),
                  strip=r.get("strip", "others"), spare=r.get("spare"),
                  spare_unflagged=r.get("spare_unflagged", "drop"), spare_outside_fence=r.get("spare_outside_fence"),
-                 spare_continuations=bool(r.get("spare_continuations", False)))
+                 spare_continuations=r.get("spare_continuations", False))
         for i, r in enumerate(data["drop_rules"])
     )
     signals = tuple(

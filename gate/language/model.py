@@ -38,7 +38,9 @@ class DropRule:
     spare: str | None = None  # payload: the person's lines kept when the evidence is theirs (a pattern)
     spare_unflagged: str = "drop"  # payload with spare: what the signals leave unflagged is dropped or skipped
     spare_outside_fence: str | None = None  # payload with spare: a line of theirs outside the fenced paste
-    spare_continuations: bool = False  # payload with spare: a line continuing the one above goes with it
+    # payload with spare: a line continuing the one above goes with it; true, or "wrapped" (also a
+    # paragraph's line wrapped at its column)
+    spare_continuations: bool | str = False
 
 
 @dataclass(frozen=True)

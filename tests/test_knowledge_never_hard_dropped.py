@@ -101,8 +101,9 @@ GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if 
 # (fixtures/person_steps.yaml, v2.86), and every revision from v2.40 to v2.88 when they type a
 # terse rule with a capital beside a config (fixtures/config_rules_capitalized.yaml, v2.89), and
 # v2.90 when a step per host opens with a command it does not name and runs on to "then start
-# it" (fixtures/person_steps.yaml, v2.91)
-SINCE = {"fixtures": (2, 91)}
+# it" (fixtures/person_steps.yaml, v2.91), and every revision to v2.91 when they type a terse
+# rule beside a credential they pasted (fixtures/secret_rules.yaml, v2.92)
+SINCE = {"fixtures": (2, 92)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -189,10 +190,11 @@ def test_a_still_running_note_caught_the_drop_half_before_v2_30():
                                            ((2, 84), "person_steps.yaml"),
                                            ((2, 85), "person_steps.yaml"),
                                            ((2, 88), "config_rules_capitalized.yaml"),
-                                           ((2, 90), "person_steps.yaml")],
+                                           ((2, 90), "person_steps.yaml"),
+                                           ((2, 91), "secret_rules.yaml")],
                          ids=lambda value: "v%d.%d" % value if isinstance(value, tuple) else value)
 def test_the_newest_mended_classes_caught_the_revision_before(version, name):
-    # the guard starts at v2.91 on the fixtures because v2.63's harness-markup cuts a slash
+    # the guard starts at v2.92 on the fixtures because v2.63's harness-markup cuts a slash
     # command's arguments out with its echo, v2.64's secret reads "glpat-..." as a token, v2.65's
     # spares read no sentence in Russian or Chinese, and v2.66's still-running-ack reads "still
     # running at 1h -> kill it" as a poll, v2.68's machine-shaped-paste reads a chat's lines
@@ -205,7 +207,9 @@ def test_the_newest_mended_classes_caught_the_revision_before(version, name):
     # (v2.85's still when each line is one step), and v2.88's config-file-paste reads "Don't raise
     # the pool size. Prod db caps at 100 connections." as no sentence beside a YAML file, and
     # v2.90's repeated-line-shape counts "pg_basebackup ... onto replica-2, then start it" per
-    # replica as a frame, each taking the person's words with it: a real failure, not a skip
+    # replica as a frame, and v2.91's secret reads "Rotate this key after every client demo. Ops
+    # keeps the new one in vault." as no sentence of the person's beside the key, each taking the
+    # person's words with it: a real failure, not a skip
     older = shipped(version)
     assert hard_dropped(older, fixture_extracts(name))
 

@@ -13,7 +13,8 @@ most of the turn. A line repeated word for word is no frame ("check replication
 lag" after each host of a person's procedure): its shape counts only there.
 `miss` (unit line): a line it matches is in no repeated shape (a person's step,
 "ssh db-1, restart pgbouncer, wait till lag < 5s", repeated for each host), and
-with `spare` it is theirs wherever it sits.
+with `spare` it is never counted as the paste's: beside the paste it stays when
+`spare` matches it, inside the paste only when `spare_within` does too, as any line.
 """
 
 from collections import Counter
@@ -81,9 +82,8 @@ def _spared(text: str, spare, within, timeout, every: int | None = None, miss=No
     repeated = {counts.most_common(1)[0][0]} if every is None else _reprinted(lines, line_shapes, counts, every)
     if not repeated:
         return None
-    missed = {line for line, shape in zip(lines, line_shapes) if not shape}
-    return person_lines(text, lambda line: line not in missed and shape_of(line) in repeated,
-                        spare, within, None, timeout)
+    counted = {line for line, shape in zip(lines, line_shapes) if shape in repeated}
+    return person_lines(text, counted.__contains__, spare, within, None, timeout)
 
 
 def _reprinted(lines, shapes, counts, least: int) -> set:

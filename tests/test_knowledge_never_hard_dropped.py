@@ -102,8 +102,10 @@ GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if 
 # terse rule with a capital beside a config (fixtures/config_rules_capitalized.yaml, v2.89), and
 # v2.90 when a step per host opens with a command it does not name and runs on to "then start
 # it" (fixtures/person_steps.yaml, v2.91), and every revision to v2.91 when they type a terse
-# rule beside a credential they pasted (fixtures/secret_rules.yaml, v2.92)
-SINCE = {"fixtures": (2, 92)}
+# rule beside a credential they pasted (fixtures/secret_rules.yaml, v2.92), and every revision
+# since v2.33 when they type a capitalized rule above the title of an instruction file they
+# paste (fixtures/rules_above_file_title.yaml, v2.94)
+SINCE = {"fixtures": (2, 94)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -191,7 +193,8 @@ def test_a_still_running_note_caught_the_drop_half_before_v2_30():
                                            ((2, 85), "person_steps.yaml"),
                                            ((2, 88), "config_rules_capitalized.yaml"),
                                            ((2, 90), "person_steps.yaml"),
-                                           ((2, 91), "secret_rules.yaml")],
+                                           ((2, 91), "secret_rules.yaml"),
+                                           ((2, 93), "rules_above_file_title.yaml")],
                          ids=lambda value: "v%d.%d" % value if isinstance(value, tuple) else value)
 def test_the_newest_mended_classes_caught_the_revision_before(version, name):
     # the guard starts at v2.92 on the fixtures because v2.63's harness-markup cuts a slash
@@ -208,7 +211,9 @@ def test_the_newest_mended_classes_caught_the_revision_before(version, name):
     # the pool size. Prod db caps at 100 connections." as no sentence beside a YAML file, and
     # v2.90's repeated-line-shape counts "pg_basebackup ... onto replica-2, then start it" per
     # replica as a frame, and v2.91's secret reads "Rotate this key after every client demo. Ops
-    # keeps the new one in vault." as no sentence of the person's beside the key, each taking the
+    # keeps the new one in vault." as no sentence of the person's beside the key, and v2.93's
+    # repo-file-paste reads "Never run the e2e suite on your laptop, it truncates ..." above
+    # "# AGENTS.md" as the file's own sentence, each taking the
     # person's words with it: a real failure, not a skip
     older = shipped(version)
     assert hard_dropped(older, fixture_extracts(name))

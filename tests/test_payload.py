@@ -195,7 +195,7 @@ RULE_OF_THEIRS = "we always rotate the stripe key after a client demo"
 
 
 def spared_secret(spare=PLAIN_SENTENCE, spare_unflagged=None, spare_outside_fence=None, spare_continuations=None,
-                  **rule_keys):
+                  spare_above_file=None, **rule_keys):
     rule = secret_rule(**rule_keys)
     rule["spare"] = spare
     if spare_unflagged is not None:
@@ -204,6 +204,8 @@ def spared_secret(spare=PLAIN_SENTENCE, spare_unflagged=None, spare_outside_fenc
         rule["spare_outside_fence"] = spare_outside_fence
     if spare_continuations is not None:
         rule["spare_continuations"] = spare_continuations
+    if spare_above_file is not None:
+        rule["spare_above_file"] = spare_above_file
     tool_only = drop_rule("tool-only-turn", {"turn_flag": "tool_only"}, scope="turn")
     return revision_doc([tool_only, rule], [ALWAYS])
 
@@ -330,6 +332,50 @@ def test_spare_continuations_wrapped_leave_a_persons_line_under_what_is_no_parag
     assert decision.action == "flag" and contents(decision) == [RULE_OF_THEIRS], decision.trace
 
 
+# A file opens at its name as a title; a capitalized sentence above it is the person's, which
+# PLAIN_SENTENCE (lowercase only, as beside a file whose own sentences are capitalized) never keeps.
+ABOVE_FILE = {"opens": r"^# [A-Z]+\.md$", "keeps": r"^[A-Z][a-z ,']{20,}\.$"}
+CAPITALIZED_RULE = "Always rotate the stripe key after a client demo, ops asked for it."
+KEYS_FILE = f"# KEYS.md\nSTRIPE_KEY={FAKE_KEY}\nAPP_ENV=staging"
+
+
+def test_spare_above_file_keeps_a_persons_capitalized_line_above_the_files_title():
+    window = [user(f"{CAPITALIZED_RULE}\n\n{KEYS_FILE}")]
+    assert classifier(spared_secret()).classify(window).action == "drop"
+    decision = classifier(spared_secret(spare_above_file=ABOVE_FILE)).classify(window)
+    assert (decision.action, decision.type) == ("flag", "convention"), decision.trace
+    assert contents(decision) == [CAPITALIZED_RULE]
+
+
+@pytest.mark.parametrize("text", [
+    f"STRIPE_KEY={FAKE_KEY}\n{CAPITALIZED_RULE}",  # no title: the line may be the file's
+    f"# KEYS.md\nSTRIPE_KEY={FAKE_KEY}\n{CAPITALIZED_RULE}",  # below the title: the file's
+    "\n".join([f"STRIPE_KEY={FAKE_KEY}", "A=1", "B=2", "C=3", CAPITALIZED_RULE, KEYS_FILE]),  # a title further down
+], ids=["no-title", "below-title", "title-after-five-lines"])
+def test_spare_above_file_leaves_a_line_that_is_not_above_the_files_opening(text):
+    decision = classifier(spared_secret(spare_above_file=ABOVE_FILE)).classify([user(text)])
+    assert (decision.action, decision.rule) == ("drop", "secret"), decision.trace
+
+
+@pytest.mark.parametrize("scope, spare, expected", [
+    ("window", True, "spare_above_file applies to scope payload only"),
+    ("payload", False, "spare_above_file says what a spare keeps or what becomes of it; add a spare"),
+])
+def test_lint_names_spare_above_file_without_a_payload_spare(tmp_path, scope, spare, expected):
+    doc = spared_secret(scope=scope, spare_above_file=ABOVE_FILE)
+    if not spare:
+        del doc["drop_rules"][1]["spare"]
+    problems = [str(p) for p in lint_file(str(write_rules(tmp_path, doc))) if expected in str(p)]
+    assert problems and ".yaml:" in problems[0] and "rule 'secret'" in problems[0]
+
+
+@pytest.mark.parametrize("part", ["opens", "keeps"])
+def test_a_spare_above_file_that_does_not_compile_is_named_with_its_line(tmp_path, part):
+    path = write_rules(tmp_path, spared_secret(spare_above_file={**ABOVE_FILE, part: "^(unclosed"}))
+    lines, line = problem_lines_of(path, "^(unclosed")
+    assert lines == [line]
+
+
 @pytest.mark.parametrize("scope, spare, expected", [
     ("window", True, "spare_continuations applies to scope payload only"),
     ("payload", False, "spare_continuations says what a spare keeps or what becomes of it; add a spare"),
@@ -363,11 +409,17 @@ def test_lint_names_spare_outside_a_payload_rule(tmp_path):
     assert problems and ".yaml:" in problems[0] and "rule 'secret'" in problems[0]
 
 
+def problem_lines_of(path, fragment: str) -> tuple[list, int]:
+    """The lines lint names for a pattern that does not compile, and the line `fragment` is on."""
+    problems = [p for p in lint_file(str(path)) if "does not compile" in str(p)]
+    text = open(path, encoding="utf-8").read()
+    return [p.line for p in problems], text[:text.index(fragment)].count("\n") + 1
+
+
 def test_a_spare_that_does_not_compile_is_named_with_its_line(tmp_path):
-    doc = spared_secret(spare="^(unclosed")
-    path = write_rules(tmp_path, doc)
-    problems = [str(p) for p in lint_file(str(path))]
-    assert any("spare" in p and "does not compile" in p and ".yaml:" in p for p in problems), problems
+    path = write_rules(tmp_path, spared_secret(spare="^(unclosed"))
+    lines, line = problem_lines_of(path, "^(unclosed")
+    assert lines == [line]
 
 
 # --- the shipped revisions, on the windows of issue 12 ------------------------------

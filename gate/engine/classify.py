@@ -267,12 +267,15 @@ def _person_lines_kept(rule, turns):
             continue
         lines, above = [], False
         try:
-            for line, outside, continues in _lines_and_fences(turn.text, rule.spare_outside_fence is not None):
+            read = _lines_and_fences(turn.text, rule.spare_outside_fence is not None)
+            opens = _file_opens(rule.spare_above_file, read)
+            for at, (line, outside, continues) in enumerate(read):
                 if continues in rule.spare_continuations:
                     kept = above  # a wrapped line goes with the line it continues
                 else:
                     kept = bool(rule.spare.search(line, timeout=SPAN_TIMEOUT)
-                                or (outside and rule.spare_outside_fence.search(line, timeout=SPAN_TIMEOUT)))
+                                or (outside and rule.spare_outside_fence.search(line, timeout=SPAN_TIMEOUT))
+                                or (at < opens and rule.spare_above_file[1].search(line, timeout=SPAN_TIMEOUT)))
                 if kept:
                     lines.append(line)
                 above = kept
@@ -282,6 +285,22 @@ def _person_lines_kept(rule, turns):
             kept_any = True
             out.append(dataclasses.replace(turn, text="\n".join(lines)))
     return tuple(out) if kept_any else None
+
+
+# A person writes a few lines above the file they paste; a file's own name further down is a
+# heading inside it (a README's "## CONTRIBUTING.md" section), with the file's lines above.
+ABOVE_FILE_MAX = 4
+
+
+def _file_opens(above_file, read: list) -> int:
+    """The index, in `read` (_lines_and_fences), of the line a pasted file opens with (the first
+    that `above_file`'s opens matches, among the first ABOVE_FILE_MAX + 1 lines); 0 when there is
+    none, so no line lies above it."""
+    if above_file is None:
+        return 0
+    opens = above_file[0]
+    return next((at for at, (line, _, _) in enumerate(read[:ABOVE_FILE_MAX + 1])
+                 if opens.search(line, timeout=SPAN_TIMEOUT)), 0)
 
 
 # A person writes a few lines around the paste they fenced; a document whose code block is its

@@ -59,6 +59,9 @@ class CompiledRule:
     # payload rules with spare: a line that continues the one above it in one of these ways
     # ("mid_sentence", "wrapped": classify._continues) is kept exactly when that line is
     spare_continuations: frozenset = frozenset()
+    # payload rules with spare: (opens, keeps) regexes: a person's line above the line a pasted
+    # file opens with, among their first lines, is kept when keeps matches; None keeps none
+    spare_above_file: tuple | None = None
     span: object = None  # span rules: the regex whose matches are cut out of a turn's text
     # span rules, when optimizing: literals one of which every match holds (in literals.fold(text)),
     # so a turn without any is not searched; None when none is known
@@ -129,6 +132,9 @@ def compile_rule(rule, revision, *, prefilter: bool = True, timeout: float = DEF
                              if getattr(rule, "spare_outside_fence", None) and rule.scope == "payload" else None),
         spare_continuations=(_CONTINUATIONS[getattr(rule, "spare_continuations", False)]
                              if rule.scope == "payload" else frozenset()),
+        spare_above_file=(tuple(_spare_regex(rule, revision, ctx, ("spare_above_file", part), pattern)
+                                for part, pattern in zip(("opens", "keeps"), rule.spare_above_file))
+                          if getattr(rule, "spare_above_file", None) and rule.scope == "payload" else None),
         span=span,
         span_literals=span_literals,
         span_marks=_first_marks(span_literals),
@@ -192,18 +198,20 @@ _CONTINUATIONS = {False: frozenset(), True: frozenset({"mid_sentence"}),
                   "wrapped": frozenset({"mid_sentence", "wrapped"})}
 
 
-def _spare_regex(rule, revision, ctx, key: str):
-    """A payload rule's `spare` (or `spare_outside_fence`): the line of the person's own that it
-    keeps, searched per line. Compiled on first use when the revision comes from the cache (a
-    hook rarely needs it)."""
+def _spare_regex(rule, revision, ctx, key, pattern: str | None = None):
+    """A payload rule's `spare` (or `spare_outside_fence`, or a part of `spare_above_file`, whose
+    key is a path and whose `pattern` is given): the line of the person's own that it keeps,
+    searched per line. Compiled on first use when the revision comes from the cache (a hook
+    rarely needs it)."""
     flags = regex.MULTILINE | regex.IGNORECASE
+    path = rule.path + (key if isinstance(key, tuple) else (key,))
     try:
-        expanded = expand(getattr(rule, key), revision.vocabularies, revision.fragments)
+        expanded = expand(getattr(rule, key) if pattern is None else pattern, revision.vocabularies, revision.fragments)
         return Pattern(expanded, flags, -1, None if ctx.lazy else regex.compile(expanded, flags))
     except ReferenceError_ as exc:
-        raise ctx.fail(rule.path + (key,), str(exc)) from None
+        raise ctx.fail(path, str(exc)) from None
     except regex.error as exc:
-        raise ctx.fail(rule.path + (key,), f"pattern does not compile: {exc}") from None
+        raise ctx.fail(path, f"pattern does not compile: {exc}") from None
 
 
 _NOTHING = (None, 0, 0)

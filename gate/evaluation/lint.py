@@ -130,6 +130,10 @@ def _leaf_patterns(revision, rule):
     for key in ("spare", "spare_outside_fence"):  # a payload rule's: the person's lines it keeps
         if rule.path[0] == "drop_rules" and key in raw:
             yield rule.path + (key,), ctx.regex({"pattern": raw[key]}, rule.path + (key,)), None
+    if rule.path[0] == "drop_rules" and isinstance(raw.get("spare_above_file"), dict):
+        for part, pattern in raw["spare_above_file"].items():
+            path = rule.path + ("spare_above_file", part)
+            yield path, ctx.regex({"pattern": pattern}, path), None
 
 
 def _pattern_problems(revision, rule) -> list[Problem]:
@@ -180,7 +184,8 @@ def _payload_problems(revision, rule) -> list[Problem]:
     tool read may only strip the other turns: with role user, a tool_io condition can never act.
     `strip` says which of those other turns go, `spare` which of the person's lines stay when the
     evidence is theirs (`spare_outside_fence`: also outside a fenced paste; `spare_unflagged`: what
-    becomes of them unflagged; `spare_continuations`: a wrapped line goes with the line above), so
+    becomes of them unflagged; `spare_continuations`: a wrapped line goes with the line above;
+    `spare_above_file`: a line above the file's title), so
     none of them means anything outside a payload rule."""
     if rule.path[0] != "drop_rules":
         return []
@@ -188,11 +193,12 @@ def _payload_problems(revision, rule) -> list[Problem]:
         raw = revision.source.data["drop_rules"][rule.path[1]]
         return [revision.source.problem(rule.path + (key,), f"rule '{rule.id}': {key} applies to scope payload "
                                         f"only (this rule's scope is {rule.scope}); remove it")
-                for key in ("strip", "spare", "spare_unflagged", "spare_outside_fence", "spare_continuations")
+                for key in ("strip", "spare", "spare_unflagged", "spare_outside_fence", "spare_continuations",
+                            "spare_above_file")
                 if key in raw]
     raw = revision.source.data["drop_rules"][rule.path[1]]
     problems = []
-    for key in ("spare_unflagged", "spare_outside_fence", "spare_continuations"):
+    for key in ("spare_unflagged", "spare_outside_fence", "spare_continuations", "spare_above_file"):
         if key in raw and "spare" not in raw:
             problems.append(revision.source.problem(rule.path + (key,), f"rule '{rule.id}': {key} says what a "
                                                     "spare keeps or what becomes of it; add a spare or remove it"))

@@ -186,6 +186,10 @@ def _examples(raw: dict) -> Examples:
     return Examples(tuple(raw["match"]), tuple(raw["no_match"]))
 
 
+def _above_file(raw: dict | None) -> tuple | None:
+    return None if raw is None else (raw["opens"], raw["keeps"])
+
+
 def _model(located: Located, name: str) -> Revision:
     data = located.data
     vocabularies = {k: tuple(v["terms"]) for k, v in data["vocabularies"].items()}
@@ -196,7 +200,8 @@ def _model(located: Located, name: str) -> Revision:
                  unless=tuple(r.get("unless", ())), examples=_examples(r["examples"]), path=("drop_rules", i),
                  strip=r.get("strip", "others"), spare=r.get("spare"),
                  spare_unflagged=r.get("spare_unflagged", "drop"), spare_outside_fence=r.get("spare_outside_fence"),
-                 spare_continuations=r.get("spare_continuations", False))
+                 spare_continuations=r.get("spare_continuations", False),
+                 spare_above_file=_above_file(r.get("spare_above_file")))
         for i, r in enumerate(data["drop_rules"])
     )
     signals = tuple(

@@ -41,6 +41,9 @@ class DropRule:
     # payload with spare: a line continuing the one above goes with it; true, or "wrapped" (also a
     # paragraph's line wrapped at its column)
     spare_continuations: bool | str = False
+    # payload with spare: (opens, keeps) patterns: a line of theirs above the line a pasted file
+    # opens with (its name as a title) is kept when keeps matches, in whatever case
+    spare_above_file: tuple | None = None
 
 
 @dataclass(frozen=True)

@@ -104,8 +104,9 @@ GUARDED = revision_spread(distinct_condition_revisions([p for p in REVISIONS if 
 # it" (fixtures/person_steps.yaml, v2.91), and every revision to v2.91 when they type a terse
 # rule beside a credential they pasted (fixtures/secret_rules.yaml, v2.92), and every revision
 # since v2.33 when they type a capitalized rule above the title of an instruction file they
-# paste (fixtures/rules_above_file_title.yaml, v2.94)
-SINCE = {"fixtures": (2, 94)}
+# paste (fixtures/rules_above_file_title.yaml, v2.94), and every revision to v2.96 when their line
+# under a paste opens with a dotted file name (fixtures/dotted_subjects.yaml, v2.97)
+SINCE = {"fixtures": (2, 97)}
 SETS = {"fixtures": os.path.join(ROOT, "fixtures"),
         "real-sessions": os.path.join(SHARED, "real-sessions.yaml"),
         "real-wording": os.path.join(SHARED, "real-wording.yaml")}
@@ -194,7 +195,8 @@ def test_a_still_running_note_caught_the_drop_half_before_v2_30():
                                            ((2, 88), "config_rules_capitalized.yaml"),
                                            ((2, 90), "person_steps.yaml"),
                                            ((2, 91), "secret_rules.yaml"),
-                                           ((2, 93), "rules_above_file_title.yaml")],
+                                           ((2, 93), "rules_above_file_title.yaml"),
+                                           ((2, 96), "dotted_subjects.yaml")],
                          ids=lambda value: "v%d.%d" % value if isinstance(value, tuple) else value)
 def test_the_newest_mended_classes_caught_the_revision_before(version, name):
     # the guard starts at v2.92 on the fixtures because v2.63's harness-markup cuts a slash
@@ -213,7 +215,8 @@ def test_the_newest_mended_classes_caught_the_revision_before(version, name):
     # replica as a frame, and v2.91's secret reads "Rotate this key after every client demo. Ops
     # keeps the new one in vault." as no sentence of the person's beside the key, and v2.93's
     # repo-file-paste reads "Never run the e2e suite on your laptop, it truncates ..." above
-    # "# AGENTS.md" as the file's own sentence, each taking the
+    # "# AGENTS.md" as the file's own sentence, and v2.96's machine_opening reads
+    # "next.config.mjs owns the image domains list ..." as a module's name, each taking the
     # person's words with it: a real failure, not a skip
     older = shipped(version)
     assert hard_dropped(older, fixture_extracts(name))

@@ -357,18 +357,6 @@ def test_spare_above_file_leaves_a_line_that_is_not_above_the_files_opening(text
     assert (decision.action, decision.rule) == ("drop", "secret"), decision.trace
 
 
-@pytest.mark.parametrize("scope, spare, expected", [
-    ("window", True, "spare_above_file applies to scope payload only"),
-    ("payload", False, "spare_above_file says what a spare keeps or what becomes of it; add a spare"),
-])
-def test_lint_names_spare_above_file_without_a_payload_spare(tmp_path, scope, spare, expected):
-    doc = spared_secret(scope=scope, spare_above_file=ABOVE_FILE)
-    if not spare:
-        del doc["drop_rules"][1]["spare"]
-    problems = [str(p) for p in lint_file(str(write_rules(tmp_path, doc))) if expected in str(p)]
-    assert problems and ".yaml:" in problems[0] and "rule 'secret'" in problems[0]
-
-
 @pytest.mark.parametrize("part", ["opens", "keeps"])
 def test_a_spare_above_file_that_does_not_compile_is_named_with_its_line(tmp_path, part):
     path = write_rules(tmp_path, spared_secret(spare_above_file={**ABOVE_FILE, part: "^(unclosed"}))
@@ -376,14 +364,16 @@ def test_a_spare_above_file_that_does_not_compile_is_named_with_its_line(tmp_pat
     assert lines == [line]
 
 
+@pytest.mark.parametrize("option, value", [("spare_continuations", True), ("spare_above_file", ABOVE_FILE)])
 @pytest.mark.parametrize("scope, spare, expected", [
-    ("window", True, "spare_continuations applies to scope payload only"),
-    ("payload", False, "spare_continuations says what a spare keeps or what becomes of it; add a spare"),
+    ("window", True, "{option} applies to scope payload only"),
+    ("payload", False, "{option} says what a spare keeps or what becomes of it; add a spare"),
 ])
-def test_lint_names_spare_continuations_without_a_payload_spare(tmp_path, scope, spare, expected):
-    doc = spared_secret(scope=scope, spare_continuations=True)
+def test_lint_names_a_spare_option_without_a_payload_spare(tmp_path, option, value, scope, spare, expected):
+    doc = spared_secret(scope=scope, **{option: value})
     if not spare:
         del doc["drop_rules"][1]["spare"]
+    expected = expected.format(option=option)
     problems = [str(p) for p in lint_file(str(write_rules(tmp_path, doc))) if expected in str(p)]
     assert problems and ".yaml:" in problems[0] and "rule 'secret'" in problems[0]
 

@@ -111,6 +111,16 @@ def test_later_window_rules_judge_what_the_payload_rule_left():
     assert decision.action != "drop", decision.trace
 
 
+@pytest.mark.parametrize("key, value", [("spare_above_file", {"opens": "^# x$", "keeps": "."}),
+                                        ("spare_continuations", "wrapped"), ("strip", "evidence")])
+def test_diff_names_a_spare_option_added_removed_or_changed(key, value):
+    old = {"min_level": "conservative", "scope": "payload", "role": "user", "spare": "."}
+    assert _structural(old, dict(old, **{key: value}), ["conservative"], ["conservative"])[2] == [f"`{key}` added"]
+    assert _structural(dict(old, **{key: value}), old, ["conservative"], ["conservative"])[2] == [f"`{key}` removed"]
+    changed = dict(old, **{key: {"opens": "^# y$", "keeps": "."} if isinstance(value, dict) else "x"})
+    assert _structural(dict(old, **{key: value}), changed, ["conservative"], ["conservative"])[2] == [f"`{key}` changed"]
+
+
 def test_diff_reads_window_to_payload_as_matching_less():
     old = {"min_level": "conservative", "scope": "window", "role": "any"}
     new = dict(old, scope="payload")

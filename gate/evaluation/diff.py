@@ -251,6 +251,11 @@ def _structural(old, new, old_levels, new_levels):
             more.append("no longer spares the person's own lines (drops their window whole)")
         else:
             notes.append("`spare` changed")
+    # what becomes of the evidence's other turns and of the lines the spare keeps: named as they
+    # change, since a change here may show on no fixture at all
+    for key in SPARE_OPTIONS:
+        if old.get(key) != new.get(key):
+            notes.append(f"`{key}` " + ("added" if key not in old else "removed" if key not in new else "changed"))
     # A weight that shrinks toward 0 (or flips sign) does less of what it did, whether
     # it boosted a type or suppressed it; one that grows does more of it.
     old_w, new_w = old.get("weights") or {}, new.get("weights") or {}
@@ -269,6 +274,10 @@ def _structural(old, new, old_levels, new_levels):
     if old.get("unless") != new.get("unless"):
         notes.append("`unless` changed")
     return less, more, notes
+
+
+# A payload rule's options beside `spare` (`strip` from v2.6, the rest from v2.38 on).
+SPARE_OPTIONS = ("strip", "spare_unflagged", "spare_outside_fence", "spare_continuations", "spare_above_file")
 
 
 def _per_type(weights: dict) -> dict:

@@ -19,7 +19,7 @@ import json
 from gate.evaluation import metrics
 from gate.language.errors import GateError, Problem
 from gate.language.patterns import REFERENCE
-from gate.language.model import ALL_TYPES_KEY, DURABLE_TYPES
+from gate.language.model import ALL_TYPES_KEY, DURABLE_TYPES, SPARE_OPTIONS
 
 CLASSES = ("none", "patch", "minor", "breaking")
 RULE_LISTS = (("drop_rules", "rule"), ("signals", "signal"))
@@ -274,10 +274,6 @@ def _structural(old, new, old_levels, new_levels):
     if old.get("unless") != new.get("unless"):
         notes.append("`unless` changed")
     return less, more, notes
-
-
-# A payload rule's options beside `spare` (`strip` from v2.6, the rest from v2.38 on).
-SPARE_OPTIONS = ("strip", "spare_unflagged", "spare_outside_fence", "spare_continuations", "spare_above_file")
 
 
 def _per_type(weights: dict) -> dict:

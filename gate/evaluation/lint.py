@@ -22,6 +22,7 @@ from gate.engine.conditions.lexicon import term_problems
 from gate.language.errors import GateError, Problem
 from gate.engine.features import Subject
 from gate.language.loader import load_revision, walk_conditions
+from gate.language.model import SPARE_OPTIONS
 from gate.engine.window import normalize_window
 from gate.evaluation import lint_cache
 
@@ -193,12 +194,10 @@ def _payload_problems(revision, rule) -> list[Problem]:
         raw = revision.source.data["drop_rules"][rule.path[1]]
         return [revision.source.problem(rule.path + (key,), f"rule '{rule.id}': {key} applies to scope payload "
                                         f"only (this rule's scope is {rule.scope}); remove it")
-                for key in ("strip", "spare", "spare_unflagged", "spare_outside_fence", "spare_continuations",
-                            "spare_above_file")
-                if key in raw]
+                for key in ("spare", *SPARE_OPTIONS) if key in raw]
     raw = revision.source.data["drop_rules"][rule.path[1]]
     problems = []
-    for key in ("spare_unflagged", "spare_outside_fence", "spare_continuations", "spare_above_file"):
+    for key in SPARE_OPTIONS[1:]:  # all but strip
         if key in raw and "spare" not in raw:
             problems.append(revision.source.problem(rule.path + (key,), f"rule '{rule.id}': {key} says what a "
                                                     "spare keeps or what becomes of it; add a spare or remove it"))

@@ -18,6 +18,12 @@ class Examples:
     no_match: tuple
 
 
+# A payload rule's options beside `spare`: which of the evidence's other turns go (`strip`, v2.6)
+# and which of the person's lines stay, and what becomes of them (v2.38 on). Every one but
+# `strip` says something about a spare.
+SPARE_OPTIONS = ("strip", "spare_unflagged", "spare_outside_fence", "spare_continuations", "spare_above_file")
+
+
 @dataclass(frozen=True)
 class DropRule:
     """Mechanical noise: a turn to strip (scope 'turn'), a window to drop ('window'), or a

@@ -197,8 +197,8 @@ def _payload_problems(revision, rule) -> list[Problem]:
                 for key in ("spare", *SPARE_OPTIONS) if key in raw]
     raw = revision.source.data["drop_rules"][rule.path[1]]
     problems = []
-    for key in SPARE_OPTIONS[1:]:  # all but strip
-        if key in raw and "spare" not in raw:
+    for key in SPARE_OPTIONS:
+        if key != "strip" and key in raw and "spare" not in raw:  # strip is about the other turns
             problems.append(revision.source.problem(rule.path + (key,), f"rule '{rule.id}': {key} says what a "
                                                     "spare keeps or what becomes of it; add a spare or remove it"))
     if rule.role != "user":
